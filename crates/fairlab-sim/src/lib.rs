@@ -1,0 +1,5 @@
+pub mod engine;
+pub mod net;
+pub mod queue;
+pub mod transport;
+pub mod units;

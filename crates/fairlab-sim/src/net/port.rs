@@ -1,0 +1,48 @@
+//! An output port: a queue feeding one direction of a link.
+//!
+//! A packet leaves the queue when the wire becomes free, occupies the wire for
+//! its serialization time, then reaches the peer after the propagation delay.
+
+use crate::net::NodeId;
+use crate::queue::Queue;
+use crate::units::{BitsPerSec, Time};
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortStats {
+    pub enq_pkts: u64,
+    pub enq_bytes: u64,
+    pub deq_pkts: u64,
+    pub deq_bytes: u64,
+    pub drop_pkts: u64,
+    pub drop_bytes: u64,
+    /// Largest queue occupancy seen (the packet on the wire is not counted).
+    pub max_bytes: u64,
+    pub max_pkts: u64,
+}
+
+#[derive(Clone, Debug)]
+pub struct Port {
+    pub node: NodeId,
+    pub peer: NodeId,
+    pub rate: BitsPerSec,
+    /// One-way propagation delay of the link.
+    pub delay: Time,
+    pub queue: Queue,
+    /// A packet is being serialized.
+    pub busy: bool,
+    pub stats: PortStats,
+}
+
+impl Port {
+    pub fn new(node: NodeId, peer: NodeId, rate: BitsPerSec, delay: Time, queue: Queue) -> Port {
+        Port {
+            node,
+            peer,
+            rate,
+            delay,
+            queue,
+            busy: false,
+            stats: PortStats::default(),
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! Transport protocols on hosts.
+
+pub mod tcp;

@@ -1,0 +1,142 @@
+//! TCP parameters and named host profiles.
+
+use super::cc::CcKind;
+use crate::units::{Bytes, Time};
+
+/// The host's timer clock.
+///
+/// Linux before high-resolution TCP timers kept TCP time in jiffies: an RTT
+/// sample is a difference of tick counters (at least one tick) and a timer
+/// armed for `d` fires at a tick boundary. With a 1 µs tick this is a
+/// microsecond-resolution stack as in the fine-grained RTO work.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TimerClock {
+    pub tick: Time,
+}
+
+impl TimerClock {
+    pub fn jiffies(hz: u32) -> TimerClock {
+        TimerClock {
+            tick: Time(crate::units::PS_PER_SEC / hz as u64),
+        }
+    }
+
+    #[inline]
+    pub fn ticks(&self, t: Time) -> u64 {
+        t.0 / self.tick.0
+    }
+
+    /// The instant a timer armed at `now` for `dur` fires: `dur` rounded up to
+    /// whole ticks, counted from the tick `now` falls in (as `jiffies + n`).
+    #[inline]
+    pub fn deadline(&self, now: Time, dur: Time) -> Time {
+        let t = self.tick.0;
+        Time((now.0 / t + dur.0.div_ceil(t)) * t)
+    }
+
+    /// An RTT sample between two instants as the clock sees it: a whole
+    /// number of ticks, at least one.
+    #[inline]
+    pub fn measure(&self, sent: Time, now: Time) -> Time {
+        let n = (self.ticks(now) - self.ticks(sent)).max(1);
+        Time(n * self.tick.0)
+    }
+
+    /// `d` rounded up to whole ticks.
+    #[inline]
+    pub fn round_up(&self, d: Time) -> Time {
+        Time(d.0.div_ceil(self.tick.0) * self.tick.0)
+    }
+}
+
+/// Every knob of a TCP endpoint.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpConfig {
+    /// Maximum segment size (payload bytes per segment).
+    pub mss: u32,
+    /// Initial congestion window in segments.
+    pub initial_window: u32,
+    /// Receive window advertised (the application reads at once).
+    pub receive_window: Bytes,
+    /// RFC 6298 (2.4) lower bound on the RTO.
+    pub min_rto: Time,
+    /// RFC 6298 (2.5) upper bound on the RTO.
+    pub max_rto: Time,
+    /// RFC 6298 (2.1) RTO before the first RTT sample.
+    pub initial_rto: Time,
+    /// Timer and RTT-measurement resolution.
+    pub clock: TimerClock,
+    /// Clock granularity G of RFC 6298 (2.2).
+    pub granularity: Time,
+    /// RFC 1122 (4.2.3.2) / RFC 5681 (4.2) delayed ACKs.
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Time,
+    /// RFC 5681 (3.2) duplicate ACKs that trigger fast retransmit.
+    pub dupack_threshold: u32,
+    /// RFC 5681 (4.1): restart from the initial window after an idle RTO.
+    pub slow_start_after_idle: bool,
+    pub cc: CcKind,
+}
+
+/// Named default sets a scenario starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Profile {
+    /// Textbook TCP as the incast simulations ran it: NewReno, initial window
+    /// per RFC 3390, min RTO 200 ms on a 1 ms jiffy clock, delayed ACKs off.
+    Rfc,
+    /// A Linux host of the incast era: delayed ACKs on with the 40 ms minimum
+    /// timer (TCP_DELACK_MIN), HZ=250, initial window 10 (RFC 6928).
+    Linux,
+}
+
+impl Profile {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Profile::Rfc => "rfc",
+            Profile::Linux => "linux",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Profile> {
+        match s {
+            "rfc" => Some(Profile::Rfc),
+            "linux" => Some(Profile::Linux),
+            _ => None,
+        }
+    }
+
+    pub fn config(&self) -> TcpConfig {
+        match self {
+            Profile::Rfc => TcpConfig {
+                mss: 1460,
+                // RFC 3390: min(4*MSS, max(2*MSS, 4380 bytes)) = 3 segments of 1460.
+                initial_window: 3,
+                // Linux's tcp_rmem maximum: large enough never to be the limit here.
+                receive_window: Bytes(6 << 20),
+                // The 200 ms floor of BSD and Linux that causes incast collapse.
+                min_rto: Time::from_ms(200),
+                // RFC 6298 (2.5) allows a maximum of at least 60 s.
+                max_rto: Time::from_secs(60),
+                initial_rto: Time::from_secs(1),
+                clock: TimerClock::jiffies(1000),
+                granularity: Time::from_ms(1),
+                // The published incast simulations ran without delayed ACKs.
+                delayed_ack: false,
+                delayed_ack_timeout: Time::from_ms(40),
+                dupack_threshold: 3,
+                slow_start_after_idle: true,
+                cc: CcKind::NewReno,
+            },
+            Profile::Linux => TcpConfig {
+                initial_window: 10,
+                clock: TimerClock::jiffies(250),
+                granularity: Time::from_ms(4),
+                delayed_ack: true,
+                delayed_ack_timeout: Time::from_ms(40),
+                // Linux's TCP_RTO_MAX.
+                max_rto: Time::from_secs(120),
+                ..Profile::Rfc.config()
+            },
+        }
+    }
+}

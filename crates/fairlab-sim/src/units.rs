@@ -1,0 +1,340 @@
+//! Typed units, so that a rate times a time is a size and never silently a
+//! number of something else.
+//!
+//! * [`Time`] is an instant or a duration in integer picoseconds. At 100 Gb/s
+//!   one bit lasts 10 ps, so every serialization time of a whole number of
+//!   bytes at the rates we use is exact.
+//! * [`Bytes`] is a size in bytes.
+//! * [`BitsPerSec`] is a link rate.
+//!
+//! Each type parses the strings people write (`"25us"`, `"64KiB"`, `"1Gbps"`)
+//! and prints back a string that parses to the same value.
+
+use std::fmt;
+use std::ops::{Add, AddAssign, Sub};
+
+/// Picoseconds per second.
+pub const PS_PER_SEC: u64 = 1_000_000_000_000;
+
+/// Simulated time in integer picoseconds (u64 covers 213 days).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Time(pub u64);
+
+impl Time {
+    pub const ZERO: Time = Time(0);
+    pub const MAX: Time = Time(u64::MAX);
+
+    pub const fn from_ps(ps: u64) -> Time {
+        Time(ps)
+    }
+    pub const fn from_ns(ns: u64) -> Time {
+        Time(ns * 1_000)
+    }
+    pub const fn from_us(us: u64) -> Time {
+        Time(us * 1_000_000)
+    }
+    pub const fn from_ms(ms: u64) -> Time {
+        Time(ms * 1_000_000_000)
+    }
+    pub const fn from_secs(s: u64) -> Time {
+        Time(s * PS_PER_SEC)
+    }
+    pub const fn ps(self) -> u64 {
+        self.0
+    }
+    pub fn as_secs_f64(self) -> f64 {
+        self.0 as f64 / PS_PER_SEC as f64
+    }
+    pub fn saturating_sub(self, other: Time) -> Time {
+        Time(self.0.saturating_sub(other.0))
+    }
+    pub fn saturating_add(self, other: Time) -> Time {
+        Time(self.0.saturating_add(other.0))
+    }
+    /// Multiplies a duration by an integer factor, saturating.
+    pub fn mul(self, k: u64) -> Time {
+        Time(self.0.saturating_mul(k))
+    }
+
+    /// Parses `"25us"`, `"1.5ms"`, `"200 ms"`, `"1s"`, `"500ns"`, `"10ps"`, `"0"`.
+    pub fn parse(s: &str) -> Result<Time, String> {
+        let (num, unit) = split_number(s).ok_or_else(|| time_expect(s))?;
+        let scale: u64 = match unit {
+            "ps" => 1,
+            "ns" => 1_000,
+            "us" | "µs" | "μs" => 1_000_000,
+            "ms" => 1_000_000_000,
+            "s" | "sec" => PS_PER_SEC,
+            "min" => 60 * PS_PER_SEC,
+            "" if num.value == 0.0 => 1,
+            _ => return Err(time_expect(s)),
+        };
+        let ps = num.scaled(scale).ok_or_else(|| time_expect(s))?;
+        Ok(Time(ps))
+    }
+}
+
+fn time_expect(s: &str) -> String {
+    format!("\"{s}\" is not a valid duration; expected a non-negative time such as \"25us\", \"200ms\" or \"1s\"")
+}
+
+impl Add for Time {
+    type Output = Time;
+    fn add(self, o: Time) -> Time {
+        Time(self.0 + o.0)
+    }
+}
+impl AddAssign for Time {
+    fn add_assign(&mut self, o: Time) {
+        self.0 += o.0
+    }
+}
+impl Sub for Time {
+    type Output = Time;
+    fn sub(self, o: Time) -> Time {
+        Time(self.0 - o.0)
+    }
+}
+
+impl fmt::Display for Time {
+    /// The largest unit that represents the value exactly.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ps = self.0;
+        if ps == 0 {
+            return write!(f, "0s");
+        }
+        for (scale, unit) in [
+            (PS_PER_SEC, "s"),
+            (1_000_000_000, "ms"),
+            (1_000_000, "us"),
+            (1_000, "ns"),
+        ] {
+            if ps % scale == 0 {
+                return write!(f, "{}{}", ps / scale, unit);
+            }
+        }
+        write!(f, "{ps}ps")
+    }
+}
+
+/// A size in bytes.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Bytes(pub u64);
+
+impl Bytes {
+    pub const fn new(b: u64) -> Bytes {
+        Bytes(b)
+    }
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+    pub const fn bits(self) -> u64 {
+        self.0 * 8
+    }
+
+    /// Parses `"1500B"`, `"64KiB"`, `"1MiB"`, `"256KB"` (decimal), `"1 MB"`, `"1500"`.
+    pub fn parse(s: &str) -> Result<Bytes, String> {
+        let (num, unit) = split_number(s).ok_or_else(|| size_expect(s))?;
+        let scale: u64 = match unit {
+            "" | "B" | "byte" | "bytes" => 1,
+            "KB" | "kB" => 1_000,
+            "MB" => 1_000_000,
+            "GB" => 1_000_000_000,
+            "KiB" | "K" | "k" => 1 << 10,
+            "MiB" | "M" => 1 << 20,
+            "GiB" | "G" => 1 << 30,
+            _ => return Err(size_expect(s)),
+        };
+        let v = num.scaled(scale).ok_or_else(|| size_expect(s))?;
+        Ok(Bytes(v))
+    }
+}
+
+fn size_expect(s: &str) -> String {
+    format!("\"{s}\" is not a valid size; expected a whole number of bytes such as \"1500B\", \"64KiB\" or \"1MiB\"")
+}
+
+impl fmt::Display for Bytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        if b != 0 {
+            for (scale, unit) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+                if b % scale == 0 {
+                    return write!(f, "{}{}", b / scale, unit);
+                }
+            }
+        }
+        write!(f, "{b}B")
+    }
+}
+
+/// A link rate in bits per second.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct BitsPerSec(pub u64);
+
+impl BitsPerSec {
+    pub const fn new(bps: u64) -> BitsPerSec {
+        BitsPerSec(bps)
+    }
+    pub const fn get(self) -> u64 {
+        self.0
+    }
+
+    /// Time the wire is occupied by `size` at this rate, rounded up to a
+    /// whole picosecond (exact for every rate that divides 8·10^12 bits).
+    pub fn serialization(self, size: Bytes) -> Time {
+        let num = size.bits() as u128 * PS_PER_SEC as u128;
+        let r = self.0 as u128;
+        Time(num.div_ceil(r) as u64)
+    }
+
+    /// Bytes this rate carries in `t` (rounded down).
+    pub fn bytes_in(self, t: Time) -> Bytes {
+        Bytes((self.0 as u128 * t.0 as u128 / (8 * PS_PER_SEC as u128)) as u64)
+    }
+
+    /// Parses `"1Gbps"`, `"100Mbps"`, `"10 Gbit/s"`, `"2.5Gbps"`, `"9600bps"`.
+    pub fn parse(s: &str) -> Result<BitsPerSec, String> {
+        let (num, unit) = split_number(s).ok_or_else(|| rate_expect(s))?;
+        let unit = unit
+            .strip_suffix("bps")
+            .or_else(|| unit.strip_suffix("bit/s"))
+            .or_else(|| unit.strip_suffix("b/s"))
+            .ok_or_else(|| rate_expect(s))?;
+        let scale: u64 = match unit {
+            "" => 1,
+            "k" | "K" => 1_000,
+            "M" => 1_000_000,
+            "G" => 1_000_000_000,
+            "T" => 1_000_000_000_000,
+            _ => return Err(rate_expect(s)),
+        };
+        let v = num.scaled(scale).ok_or_else(|| rate_expect(s))?;
+        if v == 0 {
+            return Err(rate_expect(s));
+        }
+        Ok(BitsPerSec(v))
+    }
+}
+
+fn rate_expect(s: &str) -> String {
+    format!("\"{s}\" is not a valid rate; expected a positive rate such as \"1Gbps\", \"100Mbps\" or \"10 Gbit/s\"")
+}
+
+impl fmt::Display for BitsPerSec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = self.0;
+        for (scale, unit) in [
+            (1_000_000_000_000u64, "Tbps"),
+            (1_000_000_000, "Gbps"),
+            (1_000_000, "Mbps"),
+            (1_000, "kbps"),
+        ] {
+            if b % scale == 0 {
+                return write!(f, "{}{}", b / scale, unit);
+            }
+        }
+        write!(f, "{b}bps")
+    }
+}
+
+/// A non-negative decimal number as written, kept exact: `mantissa / 10^frac_digits`.
+struct Decimal {
+    mantissa: u128,
+    frac_digits: u32,
+    value: f64,
+}
+
+impl Decimal {
+    /// `self * scale` if it is a whole number that fits in u64.
+    fn scaled(&self, scale: u64) -> Option<u64> {
+        let p = 10u128.checked_pow(self.frac_digits)?;
+        let num = self.mantissa.checked_mul(scale as u128)?;
+        if num % p != 0 {
+            return None;
+        }
+        u64::try_from(num / p).ok()
+    }
+}
+
+/// Splits `"2.5 Gbps"` into (2.5, "Gbps"). Rejects signs, exponents and empty numbers.
+fn split_number(s: &str) -> Option<(Decimal, &str)> {
+    let t = s.trim();
+    let end = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '_'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(end);
+    let num: String = num.chars().filter(|&c| c != '_').collect();
+    if num.is_empty() || num.matches('.').count() > 1 || num == "." {
+        return None;
+    }
+    let (int_part, frac_part) = num.split_once('.').unwrap_or((&num, ""));
+    let digits = format!("{int_part}{frac_part}");
+    let mantissa: u128 = digits.parse().ok()?;
+    let value: f64 = num.parse().ok()?;
+    Some((
+        Decimal {
+            mantissa,
+            frac_digits: frac_part.len() as u32,
+            value,
+        },
+        unit.trim(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_1500_byte_packet_occupies_1gbps_wire_for_12us() {
+        let t = BitsPerSec::parse("1Gbps")
+            .unwrap()
+            .serialization(Bytes(1500));
+        assert_eq!(t, Time::from_us(12));
+    }
+
+    #[test]
+    fn serialization_at_100gbps_is_exact_in_picoseconds() {
+        let t = BitsPerSec::parse("100Gbps")
+            .unwrap()
+            .serialization(Bytes(1500));
+        assert_eq!(t, Time::from_ps(120_000));
+    }
+
+    #[test]
+    fn parses_people_units() {
+        assert_eq!(Time::parse("25us").unwrap(), Time::from_us(25));
+        assert_eq!(Time::parse("25µs").unwrap(), Time::from_us(25));
+        assert_eq!(Time::parse("1.5ms").unwrap(), Time::from_us(1500));
+        assert_eq!(Time::parse("0").unwrap(), Time::ZERO);
+        assert_eq!(Bytes::parse("64KiB").unwrap(), Bytes(65536));
+        assert_eq!(Bytes::parse("256KB").unwrap(), Bytes(256_000));
+        assert_eq!(BitsPerSec::parse("2.5Gbps").unwrap().get(), 2_500_000_000);
+        assert_eq!(BitsPerSec::parse("10 Gbit/s").unwrap().get(), 10_000_000_000);
+    }
+
+    #[test]
+    fn rejects_negative_zero_and_unitless_rates() {
+        for bad in ["-1Gbps", "0Gbps", "1G", "fast", "", "1e9bps"] {
+            assert!(BitsPerSec::parse(bad).is_err(), "{bad}");
+        }
+        assert!(Time::parse("-5ms").is_err());
+        assert!(Time::parse("5").is_err());
+        assert!(Bytes::parse("1.5B").is_err());
+    }
+
+    #[test]
+    fn display_round_trips() {
+        for s in ["25us", "200ms", "1s", "7ps", "0s", "1500B", "64KiB", "1Gbps", "9600bps"] {
+            let back = if let Ok(t) = Time::parse(s) {
+                t.to_string()
+            } else if let Ok(b) = Bytes::parse(s) {
+                b.to_string()
+            } else {
+                BitsPerSec::parse(s).unwrap().to_string()
+            };
+            assert_eq!(back, s);
+        }
+    }
+}
