@@ -1,1 +1,175 @@
+//! `fairlab._core`: the thin PyO3 boundary. Scenario text in, columnar
+//! tables out (see docs/binding.md). No simulation logic lives here.
 
+use fairlab_sim::metrics::{Column, Value};
+use fairlab_sim::{RunResult, Scenario, ScenarioError as SimScenarioError};
+use pyo3::create_exception;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+use std::io::Write;
+use std::panic::{self, AssertUnwindSafe};
+
+create_exception!(
+    _core,
+    ScenarioError,
+    PyValueError,
+    "A scenario field is missing or has a value that is not allowed."
+);
+
+fn scenario_err(e: SimScenarioError) -> PyErr {
+    ScenarioError::new_err(e.to_string())
+}
+
+fn parse(text: &str, toml: bool) -> PyResult<Scenario> {
+    let r = if toml {
+        Scenario::from_toml_str(text)
+    } else {
+        Scenario::from_json_str(text)
+    };
+    r.map_err(scenario_err)
+}
+
+/// A text progress bar on stderr, redrawn at most every whole percent.
+struct Bar {
+    last: i32,
+}
+
+impl Bar {
+    fn update(&mut self, f: f64) {
+        let pct = (f.clamp(0.0, 1.0) * 100.0) as i32;
+        if pct == self.last {
+            return;
+        }
+        self.last = pct;
+        let filled = (pct / 4) as usize;
+        let mut err = std::io::stderr().lock();
+        let _ = write!(
+            err,
+            "\r  simulating [{}{}] {:3}%",
+            "#".repeat(filled),
+            " ".repeat(25 - filled),
+            pct
+        );
+        if pct >= 100 {
+            let _ = writeln!(err);
+        }
+        let _ = err.flush();
+    }
+}
+
+fn run(py: Python<'_>, sc: Scenario, seed: Option<u64>, progress: bool) -> PyResult<PyObject> {
+    let outcome = py.allow_threads(move || {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            if progress {
+                let mut bar = Bar { last: -1 };
+                fairlab_sim::run_with_progress(&sc, seed, &mut |f| bar.update(f))
+            } else {
+                fairlab_sim::run(&sc, seed)
+            }
+        }))
+    });
+    match outcome {
+        Ok(Ok(res)) => to_python(py, &res),
+        Ok(Err(e)) => Err(scenario_err(e)),
+        Err(p) => {
+            let msg = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unknown".into());
+            Err(PyRuntimeError::new_err(format!(
+                "internal simulator error (please report with the scenario): {msg}"
+            )))
+        }
+    }
+}
+
+fn to_python(py: Python<'_>, res: &RunResult) -> PyResult<PyObject> {
+    let out = PyDict::new_bound(py);
+    let summary = PyDict::new_bound(py);
+    for (k, v) in &res.summary {
+        match v {
+            Value::Int(i) => summary.set_item(k, *i)?,
+            Value::Float(f) => summary.set_item(k, *f)?,
+            Value::Str(s) => summary.set_item(k, s)?,
+        }
+    }
+    out.set_item("summary", summary)?;
+    let tables = PyDict::new_bound(py);
+    for (name, t) in &res.tables {
+        let cols = PyDict::new_bound(py);
+        for (cname, c) in &t.columns {
+            let list = match c {
+                Column::I64(v) => PyList::new_bound(py, v),
+                Column::F64(v) => PyList::new_bound(py, v),
+                Column::Str(v) => PyList::new_bound(py, v),
+            };
+            cols.set_item(cname, list)?;
+        }
+        tables.set_item(name, cols)?;
+    }
+    out.set_item("tables", tables)?;
+    Ok(out.into())
+}
+
+/// Simulates a scenario given as JSON text.
+#[pyfunction]
+#[pyo3(signature = (text, seed=None, progress=false))]
+fn simulate_json(
+    py: Python<'_>,
+    text: &str,
+    seed: Option<u64>,
+    progress: bool,
+) -> PyResult<PyObject> {
+    let sc = parse(text, false)?;
+    let json = sc.to_json();
+    let d = run(py, sc, seed, progress)?;
+    d.bind(py)
+        .downcast::<PyDict>()?
+        .set_item("scenario", json)?;
+    Ok(d)
+}
+
+/// Simulates a scenario given as TOML text.
+#[pyfunction]
+#[pyo3(signature = (text, seed=None, progress=false))]
+fn simulate_toml(
+    py: Python<'_>,
+    text: &str,
+    seed: Option<u64>,
+    progress: bool,
+) -> PyResult<PyObject> {
+    let sc = parse(text, true)?;
+    let json = sc.to_json();
+    let d = run(py, sc, seed, progress)?;
+    d.bind(py)
+        .downcast::<PyDict>()?
+        .set_item("scenario", json)?;
+    Ok(d)
+}
+
+/// Validates a JSON scenario; returns it normalized as JSON.
+#[pyfunction]
+fn validate_json(text: &str) -> PyResult<String> {
+    Ok(parse(text, false)?.to_json())
+}
+
+/// Validates a TOML scenario; returns it normalized as JSON.
+#[pyfunction]
+fn validate_toml(text: &str) -> PyResult<String> {
+    Ok(parse(text, true)?.to_json())
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    // A bug must surface as a Python exception, not a Rust backtrace on stderr.
+    panic::set_hook(Box::new(|_| {}));
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(simulate_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
+    Ok(())
+}

@@ -52,7 +52,7 @@ impl Time {
         Time(self.0.saturating_add(other.0))
     }
     /// Multiplies a duration by an integer factor, saturating.
-    pub fn mul(self, k: u64) -> Time {
+    pub fn times(self, k: u64) -> Time {
         Time(self.0.saturating_mul(k))
     }
 
@@ -109,7 +109,7 @@ impl fmt::Display for Time {
             (1_000_000, "us"),
             (1_000, "ns"),
         ] {
-            if ps % scale == 0 {
+            if ps.is_multiple_of(scale) {
                 return write!(f, "{}{}", ps / scale, unit);
             }
         }
@@ -159,7 +159,7 @@ impl fmt::Display for Bytes {
         let b = self.0;
         if b != 0 {
             for (scale, unit) in [(1u64 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-                if b % scale == 0 {
+                if b.is_multiple_of(scale) {
                     return write!(f, "{}{}", b / scale, unit);
                 }
             }
@@ -230,7 +230,7 @@ impl fmt::Display for BitsPerSec {
             (1_000_000, "Mbps"),
             (1_000, "kbps"),
         ] {
-            if b % scale == 0 {
+            if b.is_multiple_of(scale) {
                 return write!(f, "{}{}", b / scale, unit);
             }
         }
@@ -311,7 +311,10 @@ mod tests {
         assert_eq!(Bytes::parse("64KiB").unwrap(), Bytes(65536));
         assert_eq!(Bytes::parse("256KB").unwrap(), Bytes(256_000));
         assert_eq!(BitsPerSec::parse("2.5Gbps").unwrap().get(), 2_500_000_000);
-        assert_eq!(BitsPerSec::parse("10 Gbit/s").unwrap().get(), 10_000_000_000);
+        assert_eq!(
+            BitsPerSec::parse("10 Gbit/s").unwrap().get(),
+            10_000_000_000
+        );
     }
 
     #[test]
@@ -326,7 +329,9 @@ mod tests {
 
     #[test]
     fn display_round_trips() {
-        for s in ["25us", "200ms", "1s", "7ps", "0s", "1500B", "64KiB", "1Gbps", "9600bps"] {
+        for s in [
+            "25us", "200ms", "1s", "7ps", "0s", "1500B", "64KiB", "1Gbps", "9600bps",
+        ] {
             let back = if let Ok(t) = Time::parse(s) {
                 t.to_string()
             } else if let Ok(b) = Bytes::parse(s) {

@@ -84,9 +84,18 @@ mod tests {
 
     #[test]
     fn streams_are_reproducible_and_independent() {
-        let a1: Vec<u64> = (0..4).map(|_| 0).scan(Rng::stream(7, &[1, 2]), |r, _| Some(r.next_u64())).collect();
-        let a2: Vec<u64> = (0..4).map(|_| 0).scan(Rng::stream(7, &[1, 2]), |r, _| Some(r.next_u64())).collect();
-        let b: Vec<u64> = (0..4).map(|_| 0).scan(Rng::stream(7, &[1, 3]), |r, _| Some(r.next_u64())).collect();
+        let a1: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(Rng::stream(7, &[1, 2]), |r, _| Some(r.next_u64()))
+            .collect();
+        let a2: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(Rng::stream(7, &[1, 2]), |r, _| Some(r.next_u64()))
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map(|_| 0)
+            .scan(Rng::stream(7, &[1, 3]), |r, _| Some(r.next_u64()))
+            .collect();
         assert_eq!(a1, a2);
         assert_ne!(a1, b);
     }

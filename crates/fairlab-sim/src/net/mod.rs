@@ -112,8 +112,4 @@ impl Network {
         let h = self.host_index[dst as usize] as usize;
         self.routes[node as usize * self.hosts.len() + h]
     }
-
-    pub(crate) fn host_idx(&self, n: NodeId) -> u32 {
-        self.host_index[n as usize]
-    }
 }

@@ -34,16 +34,12 @@ pub(super) fn shortest_paths(net: &Network) -> Vec<PortId> {
             if u as u32 == dst || dist[u] == u32::MAX {
                 continue;
             }
-            let best = net.nodes[u]
-                .ports
-                .iter()
-                .copied()
-                .find(|&p| {
-                    let v = net.ports[p as usize].peer as usize;
-                    dist[v] != u32::MAX
-                        && dist[v] + 1 == dist[u]
-                        && (v as u32 == dst || net.nodes[v].kind == NodeKind::Switch)
-                });
+            let best = net.nodes[u].ports.iter().copied().find(|&p| {
+                let v = net.ports[p as usize].peer as usize;
+                dist[v] != u32::MAX
+                    && dist[v] + 1 == dist[u]
+                    && (v as u32 == dst || net.nodes[v].kind == NodeKind::Switch)
+            });
             if let Some(p) = best {
                 routes[u * h + hi] = p;
             }

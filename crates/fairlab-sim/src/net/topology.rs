@@ -43,8 +43,14 @@ pub fn dumbbell(
     host_queue: &dyn Fn() -> Queue,
 ) -> Network {
     let mut net = Network::new();
-    let l: Vec<NodeId> = left.iter().map(|n| net.add_node(n, NodeKind::Host)).collect();
-    let r: Vec<NodeId> = right.iter().map(|n| net.add_node(n, NodeKind::Host)).collect();
+    let l: Vec<NodeId> = left
+        .iter()
+        .map(|n| net.add_node(n, NodeKind::Host))
+        .collect();
+    let r: Vec<NodeId> = right
+        .iter()
+        .map(|n| net.add_node(n, NodeKind::Host))
+        .collect();
     let swl = net.add_node("swL", NodeKind::Switch);
     let swr = net.add_node("swR", NodeKind::Switch);
     net.connect(
@@ -56,10 +62,24 @@ pub fn dumbbell(
         switch_queue(),
     );
     for h in l {
-        net.connect(h, swl, access.rate, access.delay, host_queue(), switch_queue());
+        net.connect(
+            h,
+            swl,
+            access.rate,
+            access.delay,
+            host_queue(),
+            switch_queue(),
+        );
     }
     for h in r {
-        net.connect(h, swr, access.rate, access.delay, host_queue(), switch_queue());
+        net.connect(
+            h,
+            swr,
+            access.rate,
+            access.delay,
+            host_queue(),
+            switch_queue(),
+        );
     }
     net.compute_routes();
     net

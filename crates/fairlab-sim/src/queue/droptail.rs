@@ -102,9 +102,18 @@ mod tests {
 
     #[test]
     fn limit_strings_parse_as_bytes_or_packets() {
-        assert_eq!(BufferLimit::parse("64KiB").unwrap(), BufferLimit::Bytes(Bytes(65536)));
-        assert_eq!(BufferLimit::parse("20pkt").unwrap(), BufferLimit::Packets(20));
-        assert_eq!(BufferLimit::parse("20 packets").unwrap(), BufferLimit::Packets(20));
+        assert_eq!(
+            BufferLimit::parse("64KiB").unwrap(),
+            BufferLimit::Bytes(Bytes(65536))
+        );
+        assert_eq!(
+            BufferLimit::parse("20pkt").unwrap(),
+            BufferLimit::Packets(20)
+        );
+        assert_eq!(
+            BufferLimit::parse("20 packets").unwrap(),
+            BufferLimit::Packets(20)
+        );
         assert!(BufferLimit::parse("-3pkt").is_err());
     }
 }

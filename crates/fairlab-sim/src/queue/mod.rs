@@ -25,11 +25,16 @@ impl BufferLimit {
             if let Some(n) = t.strip_suffix(suffix) {
                 let n = n.trim();
                 if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
-                    return n.parse().map(BufferLimit::Packets).map_err(|_| limit_expect(s));
+                    return n
+                        .parse()
+                        .map(BufferLimit::Packets)
+                        .map_err(|_| limit_expect(s));
                 }
             }
         }
-        Bytes::parse(t).map(BufferLimit::Bytes).map_err(|_| limit_expect(s))
+        Bytes::parse(t)
+            .map(BufferLimit::Bytes)
+            .map_err(|_| limit_expect(s))
     }
 
     /// Whether a queue holding `bytes` in `pkts` packets can take `size` more.

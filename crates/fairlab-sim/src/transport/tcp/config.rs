@@ -75,6 +75,8 @@ pub struct TcpConfig {
     pub dupack_threshold: u32,
     /// RFC 5681 (4.1): restart from the initial window after an idle RTO.
     pub slow_start_after_idle: bool,
+    /// RFC 7661 (4.1): grow cwnd only while the window limits sending.
+    pub cwnd_validation: bool,
     pub cc: CcKind,
 }
 
@@ -125,6 +127,8 @@ impl Profile {
                 delayed_ack_timeout: Time::from_ms(40),
                 dupack_threshold: 3,
                 slow_start_after_idle: true,
+                // Textbook (and ns-2) TCP grows cwnd on every ACK.
+                cwnd_validation: false,
                 cc: CcKind::NewReno,
             },
             Profile::Linux => TcpConfig {
@@ -135,6 +139,8 @@ impl Profile {
                 delayed_ack_timeout: Time::from_ms(40),
                 // Linux's TCP_RTO_MAX.
                 max_rto: Time::from_secs(120),
+                // Linux grows cwnd only when it limits sending (tcp_is_cwnd_limited).
+                cwnd_validation: true,
                 ..Profile::Rfc.config()
             },
         }

@@ -61,7 +61,7 @@ impl RtoEstimator {
     /// The RTO in force.
     pub fn current(&self, cfg: &TcpConfig) -> Time {
         let k = 1u64.checked_shl(self.backoff).unwrap_or(u64::MAX);
-        self.base.mul(k).min(cfg.max_rto)
+        self.base.times(k).min(cfg.max_rto)
     }
 
     /// RFC 6298 (5.5): double the RTO after a timeout, up to max_rto.
@@ -80,7 +80,9 @@ mod tests {
     fn cfg_us(min_rto: Time) -> TcpConfig {
         TcpConfig {
             min_rto,
-            clock: TimerClock { tick: Time::from_us(1) },
+            clock: TimerClock {
+                tick: Time::from_us(1),
+            },
             granularity: Time::from_us(1),
             ..Profile::Rfc.config()
         }
@@ -115,7 +117,7 @@ mod tests {
         for _ in 0..12 {
             assert_eq!(e.current(&cfg), expect.min(cfg.max_rto));
             e.back_off(&cfg);
-            expect = expect.mul(2);
+            expect = expect.times(2);
         }
         assert_eq!(e.current(&cfg), cfg.max_rto);
         // A new sample clears the backoff.

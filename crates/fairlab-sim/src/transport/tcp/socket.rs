@@ -130,6 +130,10 @@ impl TcpSocket {
         }
     }
 
+    /// (local, remote) nodes.
+    pub fn endpoints(&self) -> (NodeId, NodeId) {
+        (self.local, self.remote)
+    }
     pub fn state(&self) -> TcpState {
         self.state
     }
@@ -167,7 +171,9 @@ impl TcpSocket {
     }
     /// Longest silence including one still in progress at `now`.
     pub fn longest_silence_at(&self, now: Time) -> Time {
-        let open = self.silence_since.map_or(Time::ZERO, |s| now.saturating_sub(s));
+        let open = self
+            .silence_since
+            .map_or(Time::ZERO, |s| now.saturating_sub(s));
         self.stats.longest_silence.max(open)
     }
 
@@ -425,6 +431,7 @@ impl TcpSocket {
         self.peer_wnd = seg.wnd as u64;
 
         if ack > self.snd_una {
+            let flight_before = self.snd_max - self.snd_una;
             self.note_ack_arrival(now, ack);
             let acked = ack - self.snd_una;
             // RTT sample from the timed segment (Karn: none if retransmitted).
@@ -464,7 +471,7 @@ impl TcpSocket {
                         self.arm_rto(now);
                     }
                 }
-            } else {
+            } else if !self.cfg.cwnd_validation || self.cwnd_limited(flight_before) {
                 self.cc.on_ack(&mut self.w, acked, now, rtt);
             }
             self.dupacks = 0;
@@ -512,6 +519,18 @@ impl TcpSocket {
                 // RFC 5681 (3.2) step 3: cwnd = ssthresh + 3*SMSS.
                 self.w.cwnd = self.w.ssthresh + self.cfg.dupack_threshold as u64 * mss;
             }
+        }
+    }
+
+    /// Whether the window, not the application, limited the data in flight
+    /// (Linux's `tcp_is_cwnd_limited`: in slow start, flight at least half of
+    /// cwnd; otherwise flight within one segment of cwnd). RFC 7661 (4.1):
+    /// a window the sender does not use must not keep growing.
+    fn cwnd_limited(&self, flight: u64) -> bool {
+        if self.w.cwnd < self.w.ssthresh {
+            2 * flight >= self.w.cwnd
+        } else {
+            flight + self.w.mss >= self.w.cwnd
         }
     }
 

@@ -1,0 +1,146 @@
+//! Turns a validated scenario into a ready-to-run [`Simulation`].
+
+use super::{Scenario, ScenarioError, TopologyKind, WorkloadKind, DEFAULT_REQUEST, DEFAULT_ROUNDS};
+use crate::engine::Rng;
+use crate::net::topology::{self, LinkSpec};
+use crate::net::{Network, NodeId};
+use crate::queue::{BufferLimit, DropTail, Queue};
+use crate::sim::{Conn, Series, Simulation};
+use crate::transport::tcp::TcpSocket;
+use crate::units::Time;
+use crate::workload::{Bulk, ConnApp, Incast, Workload};
+
+fn droptail(limit: BufferLimit) -> Queue {
+    Queue::DropTail(DropTail::new(limit))
+}
+
+/// Component keys of the RNG streams (see `engine::rng`).
+const RNG_WORKLOAD: u64 = 1;
+const RNG_HOST: u64 = 2;
+
+/// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
+pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
+    sc.validate()?;
+    let seed = seed.unwrap_or(sc.seed);
+    let profile = sc.tcp.profile()?;
+    let tcp = sc.tcp.resolve()?;
+    let t = &sc.topology;
+    let sw_limit = sc.queue.limit;
+    let nic_limit = sc.host.nic_queue;
+    let switch_q = || droptail(sw_limit);
+    let host_q = || droptail(nic_limit);
+    let access = LinkSpec {
+        rate: t.rate.expect("validated"),
+        delay: t.delay.expect("validated"),
+    };
+    let mut net: Network = match t.kind {
+        TopologyKind::Star => {
+            let hosts = t.hosts.as_ref().expect("validated").names("h");
+            topology::star(&hosts, access, &switch_q, &host_q).0
+        }
+        TopologyKind::Dumbbell => {
+            let left = t.left.as_ref().expect("validated").names("l");
+            let right = t.right.as_ref().expect("validated").names("r");
+            let bottleneck = LinkSpec {
+                rate: t.bottleneck_rate.expect("validated"),
+                delay: t.bottleneck_delay.expect("validated"),
+            };
+            topology::dumbbell(&left, &right, access, bottleneck, &switch_q, &host_q)
+        }
+    };
+    for p in &sc.ports {
+        let a = net.node_by_name(&p.node).expect("validated");
+        let b = net.node_by_name(&p.peer).expect("validated");
+        let port = net.port_toward(a, b).expect("validated");
+        if let Some(l) = p.limit {
+            net.ports[port as usize].queue = droptail(l);
+        }
+    }
+
+    let node = |n: &str| -> NodeId { net.node_by_name(n).expect("validated") };
+    let mut conns: Vec<Conn> = Vec::new();
+    let mut workloads: Vec<Workload> = Vec::new();
+    for (wi, w) in sc.workloads.iter().enumerate() {
+        let id = wi as u32;
+        let start = w.start.unwrap_or(Time::ZERO);
+        match w.kind {
+            WorkloadKind::Incast => {
+                let client_name = w.client.clone().expect("validated");
+                let client = node(&client_name);
+                let names = sc.incast_servers(w, &client_name);
+                let servers: Vec<NodeId> = names.iter().map(|n| node(n)).collect();
+                let sru = match (w.sru, w.block) {
+                    (Some(s), _) => vec![s.get(); servers.len()],
+                    (None, Some(b)) => Incast::split_block(b.get(), servers.len()),
+                    _ => unreachable!("validated"),
+                };
+                let mut ids = Vec::with_capacity(servers.len());
+                for (i, &s) in servers.iter().enumerate() {
+                    let c = conns.len() as u32;
+                    ids.push(c);
+                    let app = ConnApp {
+                        workload: id,
+                        index: i as u32,
+                    };
+                    // The client opens; the server listens and sends the data.
+                    conns.push(Conn::new(
+                        TcpSocket::new(tcp, c, client, s, false),
+                        TcpSocket::new(tcp, c, s, client, true),
+                        app,
+                        1,
+                    ));
+                }
+                workloads.push(Workload::Incast(Incast::new(
+                    id,
+                    start,
+                    client,
+                    servers,
+                    ids,
+                    sru,
+                    w.request.unwrap_or(DEFAULT_REQUEST).get(),
+                    w.rounds.unwrap_or(DEFAULT_ROUNDS),
+                    w.response_jitter.unwrap_or(Time::ZERO),
+                    Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
+                )));
+            }
+            WorkloadKind::Bulk => {
+                let src = node(w.src.as_deref().expect("validated"));
+                let dst = node(w.dst.as_deref().expect("validated"));
+                let c = conns.len() as u32;
+                conns.push(Conn::new(
+                    TcpSocket::new(tcp, c, src, dst, false),
+                    TcpSocket::new(tcp, c, dst, src, true),
+                    ConnApp {
+                        workload: id,
+                        index: 0,
+                    },
+                    0,
+                ));
+                workloads.push(Workload::Bulk(Bulk::new(
+                    id,
+                    c,
+                    start,
+                    w.size.map(|s| s.get()),
+                )));
+            }
+        }
+    }
+    let series = Series {
+        throughput_bin: sc.metrics.throughput_bin,
+        queue_sample: sc.metrics.queue_sample,
+        ..Series::default()
+    };
+    let mut sim = Simulation::new(
+        net,
+        conns,
+        workloads,
+        sc.duration,
+        seed,
+        profile.name(),
+        series,
+    );
+    if sc.host.send_jitter > Time::ZERO {
+        sim.set_host_jitter(sc.host.send_jitter, seed, RNG_HOST);
+    }
+    Ok(sim)
+}

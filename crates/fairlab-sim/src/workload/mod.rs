@@ -1,0 +1,107 @@
+//! Workloads: the applications on the hosts. Each reacts to connection
+//! events (established, bytes delivered, its own timers) by asking the
+//! simulator for actions; none touches a socket directly, so a workload's
+//! logic reads as the application protocol it models.
+
+mod bulk;
+mod incast;
+
+pub use bulk::Bulk;
+pub use incast::{Incast, RoundRecord};
+
+use crate::units::Time;
+
+/// The workload a connection belongs to and its place in it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ConnApp {
+    pub workload: u32,
+    /// Server index within an incast workload; 0 for a bulk flow.
+    pub index: u32,
+}
+
+/// What a workload asks the simulator to do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AppAction {
+    /// Open connection `conn` (its active side sends a SYN).
+    Connect { conn: u32 },
+    /// The application on one side of `conn` writes `bytes`.
+    Write {
+        conn: u32,
+        passive: bool,
+        bytes: u64,
+    },
+    /// Call the workload's `on_wakeup(token)` after `delay`.
+    WakeUp {
+        workload: u32,
+        delay: Time,
+        token: u32,
+    },
+}
+
+#[derive(Clone, Debug)]
+#[allow(clippy::large_enum_variant)] // a handful per run, never moved on the packet path
+pub enum Workload {
+    Incast(Incast),
+    Bulk(Bulk),
+}
+
+impl Workload {
+    pub fn start_time(&self) -> Time {
+        match self {
+            Workload::Incast(w) => w.start,
+            Workload::Bulk(w) => w.start,
+        }
+    }
+    pub fn finished(&self) -> bool {
+        match self {
+            Workload::Incast(w) => w.finished,
+            Workload::Bulk(w) => w.finished,
+        }
+    }
+    /// Fraction done, for progress reports (0 when unknown).
+    pub fn progress(&self) -> f64 {
+        match self {
+            Workload::Incast(w) => w.records.len() as f64 / w.rounds.max(1) as f64,
+            Workload::Bulk(w) => match w.size {
+                Some(s) => w.delivered as f64 / s.max(1) as f64,
+                None => 0.0,
+            },
+        }
+    }
+    pub fn start(&mut self, now: Time, acts: &mut Vec<AppAction>) {
+        match self {
+            Workload::Incast(w) => w.start(now, acts),
+            Workload::Bulk(w) => w.start(now, acts),
+        }
+    }
+    pub fn on_established(
+        &mut self,
+        index: u32,
+        passive: bool,
+        now: Time,
+        acts: &mut Vec<AppAction>,
+    ) {
+        match self {
+            Workload::Incast(w) => w.on_established(index, passive, now, acts),
+            Workload::Bulk(w) => w.on_established(passive, now, acts),
+        }
+    }
+    pub fn on_delivered(
+        &mut self,
+        index: u32,
+        passive: bool,
+        bytes: u64,
+        now: Time,
+        acts: &mut Vec<AppAction>,
+    ) {
+        match self {
+            Workload::Incast(w) => w.on_delivered(index, passive, bytes, now, acts),
+            Workload::Bulk(w) => w.on_delivered(passive, bytes, now),
+        }
+    }
+    pub fn on_wakeup(&mut self, token: u32, now: Time, acts: &mut Vec<AppAction>) {
+        if let Workload::Incast(w) = self {
+            w.on_wakeup(token, now, acts)
+        }
+    }
+}
