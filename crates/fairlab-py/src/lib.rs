@@ -1,6 +1,9 @@
 //! `fairlab._core`: the thin PyO3 boundary. Scenario text in, columnar
 //! tables out (see docs/binding.md). No simulation logic lives here.
 
+// pyo3 0.22's #[pyfunction] expansion trips this lint on every PyResult return.
+#![allow(clippy::useless_conversion)]
+
 use fairlab_sim::metrics::{Column, Value};
 use fairlab_sim::{RunResult, Scenario, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
