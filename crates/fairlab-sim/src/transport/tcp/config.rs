@@ -113,8 +113,11 @@ impl Profile {
                 mss: 1460,
                 // RFC 3390: min(4*MSS, max(2*MSS, 4380 bytes)) = 3 segments of 1460.
                 initial_window: 3,
-                // Linux's tcp_rmem maximum: large enough never to be the limit here.
-                receive_window: Bytes(6 << 20),
+                // 64 KiB: the largest window without RFC 7323 scaling, and the
+                // window a Linux 2.6 receiver of the incast studies advertised
+                // (tcp_rmem default 87380 B, 3/4 of it usable). It bounds each
+                // sender's burst, as it did in the published experiments.
+                receive_window: Bytes(64 << 10),
                 // The 200 ms floor of BSD and Linux that causes incast collapse.
                 min_rto: Time::from_ms(200),
                 // RFC 6298 (2.5) allows a maximum of at least 60 s.
