@@ -1,1 +1,104 @@
-fn main() {}
+//! Criterion benchmarks of whole runs. Throughput is reported in packet-hops
+//! (one packet crossing one link), the unit BENCHMARKS.md compares.
+//!
+//! cargo bench -p fairlab-sim
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use fairlab_sim::Scenario;
+use std::time::Duration;
+
+fn incast(n: usize, min_rto: &str, res: &str) -> Scenario {
+    let mut hosts = vec!["\"client\"".to_string()];
+    hosts.extend((1..=n).map(|i| format!("\"s{i}\"")));
+    Scenario::from_toml_str(&format!(
+        r#"
+[topology]
+kind = "star"
+hosts = [{}]
+rate = "1Gbps"
+delay = "25us"
+[queue]
+limit = "64KiB"
+[tcp]
+min_rto = "{min_rto}"
+resolution = "{res}"
+[[workload]]
+kind = "incast"
+client = "client"
+block = "1MiB"
+rounds = 20
+"#,
+        hosts.join(",")
+    ))
+    .unwrap()
+}
+
+/// The 24-run sweep of the foundation issue: 1 MiB blocks, 20 rounds,
+/// 8 server counts from 1 to 64, three RTO settings.
+pub fn incast_sweep() -> Vec<Scenario> {
+    let mut v = Vec::new();
+    for (rto, res) in [("200ms", "jiffy"), ("5ms", "jiffy"), ("200us", "1us")] {
+        for n in [1, 2, 4, 8, 16, 32, 48, 64] {
+            v.push(incast(n, rto, res));
+        }
+    }
+    v
+}
+
+pub fn dumbbell(flows: usize, duration: &str) -> Scenario {
+    let mut text = format!(
+        r#"
+duration = "{duration}"
+[topology]
+kind = "dumbbell"
+left = {flows}
+right = {flows}
+rate = "10Gbps"
+delay = "10us"
+bottleneck_rate = "1Gbps"
+bottleneck_delay = "30us"
+[queue]
+limit = "100pkt"
+"#
+    );
+    for i in 0..flows {
+        text.push_str(&format!(
+            "[[workload]]\nkind = \"bulk\"\nsrc = \"l{i}\"\ndst = \"r{i}\"\nstart = \"{}us\"\n",
+            i * 10
+        ));
+    }
+    Scenario::from_toml_str(&text).unwrap()
+}
+
+fn hops(scs: &[Scenario]) -> u64 {
+    scs.iter()
+        .map(|s| fairlab_sim::run(s, None).unwrap().int("packet_hops") as u64)
+        .sum()
+}
+
+fn bench(c: &mut Criterion) {
+    let sweep = incast_sweep();
+    let mut g = c.benchmark_group("incast_sweep_24_runs");
+    g.sample_size(10).measurement_time(Duration::from_secs(20));
+    g.throughput(Throughput::Elements(hops(&sweep)));
+    g.bench_function("sequential", |b| {
+        b.iter(|| {
+            for s in &sweep {
+                criterion::black_box(fairlab_sim::run(s, None).unwrap());
+            }
+        })
+    });
+    g.finish();
+
+    let db = vec![dumbbell(64, "200ms")];
+    let mut g = c.benchmark_group("dumbbell_64_flows_200ms");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    g.throughput(Throughput::Elements(hops(&db)));
+    g.bench_function("run", |b| {
+        b.iter(|| criterion::black_box(fairlab_sim::run(&db[0], None).unwrap()))
+    });
+    g.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
