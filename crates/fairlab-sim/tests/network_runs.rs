@@ -153,3 +153,100 @@ fn incast_snapshot_four_servers() {
     let want = std::fs::read_to_string(path).unwrap();
     assert_eq!(got, want, "snapshot differs; see {path}");
 }
+
+#[test]
+fn time_series_are_recorded_only_when_asked_and_add_up() {
+    let base = incast(4, "200ms", "jiffy", "");
+    let r = fairlab_sim::run(&base, None).unwrap();
+    assert_eq!(r.table("flow_series").rows(), 0);
+    assert_eq!(r.table("queue_series").rows(), 0);
+    let sc = incast(
+        4,
+        "200ms",
+        "jiffy",
+        "[metrics]\nthroughput_bin = \"1ms\"\nqueue_sample = \"100us\"",
+    );
+    let r = fairlab_sim::run(&sc, None).unwrap();
+    let fs = r.table("flow_series");
+    let delivered: i64 = r.table("flows").i64s("bytes_delivered").iter().sum();
+    assert_eq!(fs.i64s("bytes").iter().sum::<i64>(), delivered);
+    let qs = r.table("queue_series");
+    assert!(qs.rows() > 100);
+    assert!(qs.i64s("bytes").iter().all(|&b| b <= 65536));
+    assert!(qs.i64s("bytes").iter().any(|&b| b > 0));
+}
+
+#[test]
+fn linux_profile_delays_acks_with_a_40ms_timer() {
+    // One server, one round of an odd number of segments: the last segment's
+    // ACK waits for the delayed-ACK timer unless another segment follows.
+    let sc = incast(1, "200ms", "jiffy", "");
+    let mut sc_linux = sc.clone();
+    sc_linux.tcp.profile = Some("linux".into());
+    let rfc = fairlab_sim::run(&sc, None).unwrap();
+    let linux = fairlab_sim::run(&sc_linux, None).unwrap();
+    assert_eq!(
+        rfc.get("profile"),
+        Some(&fairlab_sim::metrics::Value::Str("rfc".into()))
+    );
+    assert_eq!(
+        linux.get("profile"),
+        Some(&fairlab_sim::metrics::Value::Str("linux".into()))
+    );
+    // Delayed ACKs halve the pure ACKs the client sends.
+    let p_rfc = rfc.table("ports");
+    let p_linux = linux.table("ports");
+    let client_tx = |t: &Table| {
+        let nodes = match t.column("node") {
+            Some(Column::Str(v)) => v.clone(),
+            _ => unreachable!(),
+        };
+        let i = nodes.iter().position(|n| n == "client").unwrap();
+        t.i64s("enq_pkts")[i]
+    };
+    assert!(client_tx(p_linux) * 3 < client_tx(p_rfc) * 2);
+}
+
+#[test]
+fn dumbbell_bulk_flows_share_the_bottleneck() {
+    let sc = Scenario::from_toml_str(
+        r#"
+duration = "500ms"
+[topology]
+kind = "dumbbell"
+left = 4
+right = 4
+rate = "10Gbps"
+delay = "10us"
+bottleneck_rate = "1Gbps"
+bottleneck_delay = "30us"
+[queue]
+limit = "100pkt"
+[[workload]]
+kind = "bulk"
+src = "l0"
+dst = "r0"
+[[workload]]
+kind = "bulk"
+src = "l1"
+dst = "r1"
+[[workload]]
+kind = "bulk"
+src = "l2"
+dst = "r2"
+[[workload]]
+kind = "bulk"
+src = "l3"
+dst = "r3"
+"#,
+    )
+    .unwrap();
+    let r = fairlab_sim::run(&sc, None).unwrap();
+    let g = r.table("flows").f64s("goodput_bps").to_vec();
+    let total: f64 = g.iter().sum();
+    // Payload rate of a 1 Gb/s link with 1500-byte packets is 973 Mb/s.
+    assert!(total > 0.9e9 && total < 0.974e9, "total {total}");
+    let jain = total * total / (g.len() as f64 * g.iter().map(|x| x * x).sum::<f64>());
+    assert!(jain > 0.9, "jain {jain}");
+    assert_eq!(r.float("sim_end_s"), 0.5);
+}
