@@ -1,0 +1,328 @@
+"""The `fairlab` command line.
+
+fairlab run FILE.toml [--seed N] [--out DIR]
+fairlab incast [--servers 1,2,4,...] [--min-rto 200ms,5ms,200us] ...
+fairlab bench [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from . import ScenarioError, simulate
+from .scenarios import incast as incast_scenario
+from .scenarios import resolve_resolution
+from .sweep import Job, run_jobs
+from .units import parse_size, parse_time_ps
+
+DEFAULT_SERVERS = "1,2,3,4,6,8,12,16,20,24,32,40,47,56,64"
+
+
+class UsageError(Exception):
+    """A bad command-line value: reported as one line, exit code 2."""
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        vals = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(f"{what}: {text!r} is not a comma-separated list of integers") from None
+    if not vals or any(v < 1 for v in vals):
+        raise UsageError(f"{what}: {text!r}; expected positive integers such as 1,2,4")
+    return vals
+
+
+def _rto_settings(text: str, resolution: str, hz: int) -> list[tuple[str, str]]:
+    """Parses "200ms,5ms@jiffy,200us@1us" into (min_rto, resolution) pairs."""
+    out = []
+    for item in (x.strip() for x in text.split(",")):
+        if not item:
+            continue
+        rto, _, res = item.partition("@")
+        try:
+            parse_time_ps(rto)
+        except ValueError:
+            raise UsageError(
+                f"--min-rto: {rto!r} is not a duration; expected e.g. 200ms, 5ms, 200us"
+            ) from None
+        out.append((rto, resolve_resolution(rto, res or resolution, hz)))
+    if not out:
+        raise UsageError("--min-rto: no setting given")
+    return out
+
+
+def _sizes(text: str, what: str) -> list[str]:
+    vals = [x.strip() for x in text.split(",") if x.strip()]
+    for v in vals:
+        try:
+            parse_size(v)
+        except ValueError:
+            raise UsageError(f"{what}: {v!r} is not a size such as 64KiB") from None
+    return vals
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    res = simulate(Path(args.file), seed=args.seed, progress=sys.stderr.isatty())
+    print(res.summary_text())
+    if args.out:
+        out = res.to_parquet(args.out)
+        print(f"tables written to {out}/ (" + ", ".join(f"{t}.parquet" for t in res.tables) + ")")
+    return 0
+
+
+def incast_table(args: argparse.Namespace) -> pd.DataFrame:
+    """Runs the incast sweep the arguments describe; one row per run."""
+    servers = _ints(args.servers, "--servers")
+    seeds = _ints(args.seeds, "--seeds")
+    settings = _rto_settings(args.min_rto, args.resolution, args.hz)
+    buffers = _sizes(args.buffer, "--buffer")
+    sizing = {"block": args.block} if args.block else {"sru": args.sru or "256KiB"}
+    for v in sizing.values():
+        _sizes(v, "--block/--sru")
+    jobs = []
+    for buf in buffers:
+        for rto, res in settings:
+            for n in servers:
+                for seed in seeds:
+                    sc = incast_scenario(
+                        n,
+                        buffer=buf,
+                        min_rto=rto,
+                        resolution=res,
+                        hz=args.hz,
+                        rounds=args.rounds,
+                        delayed_ack=args.delayed_ack == "on",
+                        profile=args.profile,
+                        jitter=args.jitter if parse_time_ps(args.jitter) > 0 else None,
+                        **sizing,
+                    )
+                    params = {
+                        "servers": n,
+                        "min_rto": rto,
+                        "resolution": res,
+                        "buffer": buf,
+                        "seed": seed,
+                    }
+                    jobs.append(Job(params, sc, seed))
+    df = run_jobs(jobs, workers=args.jobs)
+    df["goodput_mbps"] = df["incast_goodput_bps"] / 1e6
+    df["timeouts"] = df["total_timeouts"]
+    df["rounds"] = df["rounds_completed"]
+    df["sim_time_s"] = df["sim_end_s"]
+    return df
+
+
+def cmd_incast(args: argparse.Namespace) -> int:
+    df = incast_table(args)
+    cols = [
+        "servers",
+        "min_rto",
+        "resolution",
+        "buffer",
+        "seed",
+        "goodput_mbps",
+        "timeouts",
+        "rounds",
+        "sim_time_s",
+        "packets_sent",
+        "drops",
+        "digest",
+    ]
+    if args.format == "csv":
+        df[cols].to_csv(sys.stdout, index=False, float_format="%.6g")
+    else:
+        keys = ["buffer", "min_rto", "resolution", "servers"]
+        agg = (
+            df.groupby(keys, sort=False)
+            .agg(goodput_mbps=("goodput_mbps", "mean"), timeouts=("timeouts", "mean"))
+            .reset_index()
+        )
+        wide = agg.pivot_table(
+            index="servers",
+            columns=["buffer", "min_rto", "resolution"],
+            values="goodput_mbps",
+            sort=False,
+        )
+        nseeds = df["seed"].nunique()
+        what = f"block {args.block}" if args.block else f"SRU {args.sru or '256KiB'}"
+        print(
+            f"incast goodput (Mb/s, mean of {nseeds} seed{'s' if nseeds > 1 else ''}); "
+            f"{what}, {args.rounds} rounds, 1 Gb/s, RTT 100 us, profile {args.profile}, "
+            f"delayed ACK {args.delayed_ack}, send jitter {args.jitter}"
+        )
+        wide.columns = [f"{b} {r}@{res}" for b, r, res in wide.columns]
+        print(wide.round(0).astype(int).to_string())
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        df[cols].to_parquet(out / "incast.parquet", index=False)
+    if args.plot:
+        from .plots import plot_incast
+
+        agg = (
+            df.groupby(["buffer", "min_rto", "resolution", "servers"], sort=False)["goodput_mbps"]
+            .mean()
+            .reset_index()
+        )
+        what = f"block {args.block}" if args.block else f"SRU {args.sru or '256KiB'}"
+        title = (
+            f"TCP incast, {what}, buffer {args.buffer}, {args.rounds} rounds, "
+            f"{df['seed'].nunique()} seed(s)"
+        )
+        plot_incast(agg, args.plot, title=title)
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def _machine() -> str:
+    model = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    model = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    return f"{model}, {os.cpu_count()} cores, Python {platform.python_version()}"
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    """Wall time of reference workloads, one core, runs in sequence.
+
+    Wall time is measured here only; it never enters a result table.
+    """
+    from .scenarios import dumbbell
+
+    rounds = 5 if args.quick else 20
+    servers = [1, 4, 16, 64] if args.quick else [1, 2, 4, 8, 16, 32, 48, 64]
+    settings = [("200ms", "jiffy"), ("5ms", "jiffy"), ("200us", "1us")]
+    workloads = {
+        f"incast sweep ({len(servers) * 3} runs, 1MiB block, {rounds} rounds)": [
+            incast_scenario(n, block="1MiB", min_rto=r, resolution=res, rounds=rounds)
+            for r, res in settings
+            for n in servers
+        ],
+        "dumbbell, 64 flows": [dumbbell(64, duration="50ms" if args.quick else "500ms")],
+    }
+    rows = []
+    for name, scs in workloads.items():
+        walls = []
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            results = [simulate(s) for s in scs]
+            walls.append(time.perf_counter() - t0)
+        wall = statistics.median(walls)
+        pk = sum(r.summary["packets_sent"] for r in results)
+        hops = sum(r.summary["packet_hops"] for r in results)
+        ev = sum(r.summary["events"] for r in results)
+        rows.append(
+            {
+                "workload": name,
+                "runs": len(scs),
+                "wall_s_median": wall,
+                "packets_per_s": pk / wall,
+                "packet_hops_per_s": hops / wall,
+                "events_per_s": ev / wall,
+            }
+        )
+    df = pd.DataFrame(rows)
+    if args.format == "csv":
+        df.to_csv(sys.stdout, index=False, float_format="%.6g")
+    else:
+        print(f"machine: {_machine()}; median of {args.repeat} repeats, one core")
+        for r in rows:
+            print(
+                f"{r['workload']}: {r['runs']} runs in {r['wall_s_median']:.3f} s; "
+                f"{r['packets_per_s'] / 1e6:.2f} M packets/s, "
+                f"{r['packet_hops_per_s'] / 1e6:.2f} M packet-hops/s, "
+                f"{r['events_per_s'] / 1e6:.2f} M events/s"
+            )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="fairlab",
+        description="Simulate, measure and reproduce TCP unfairness in data-center networks.",
+    )
+    sub = p.add_subparsers(dest="command", required=True)
+
+    r = sub.add_parser("run", help="simulate one scenario file")
+    r.add_argument("file", help="scenario TOML file")
+    r.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
+    r.add_argument("--out", help="write the tables as Parquet into this directory")
+    r.set_defaults(func=cmd_run)
+
+    i = sub.add_parser(
+        "incast",
+        help="incast goodput against the number of servers",
+        description="Barrier-synchronized reads from N servers through one switch "
+        "(1 Gb/s, 100 us RTT, NewReno): goodput against N for each min RTO.",
+    )
+    i.add_argument("--servers", default=DEFAULT_SERVERS, help="server counts (default %(default)s)")
+    i.add_argument(
+        "--min-rto",
+        default="200ms,5ms,200us",
+        help="min RTO settings, each optionally with its timer resolution as 200us@1us "
+        "(default %(default)s)",
+    )
+    i.add_argument(
+        "--resolution",
+        default="auto",
+        help="timer resolution: auto (jiffy for >= 1 tick, else 1us), jiffy, or a duration",
+    )
+    i.add_argument("--hz", type=int, default=1000, help="jiffy clock rate (default 1000)")
+    i.add_argument("--buffer", default="64KiB", help="switch port buffer(s), e.g. 64KiB,128KiB")
+    size = i.add_mutually_exclusive_group()
+    size.add_argument("--sru", help="bytes each server returns per round (default 256KiB)")
+    size.add_argument("--block", help="bytes per round, split over the servers (e.g. 1MiB)")
+    i.add_argument("--rounds", type=int, default=20, help="rounds per run (default 20)")
+    i.add_argument("--delayed-ack", choices=["on", "off"], default="off")
+    i.add_argument("--profile", choices=["rfc", "linux"], default="rfc")
+    i.add_argument(
+        "--jitter",
+        default="0us",
+        help="host send jitter U(0, j) per packet; nonzero makes seeds differ (default 0us)",
+    )
+    i.add_argument("--seeds", default="1", help="seeds, e.g. 1,2,3 (table shows the mean)")
+    i.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    i.add_argument("--format", choices=["table", "csv"], default="table")
+    i.add_argument("--plot", help="write goodput vs servers to this PNG")
+    i.add_argument("--out", help="write the sweep table as Parquet into this directory")
+    i.set_defaults(func=cmd_incast)
+
+    b = sub.add_parser("bench", help="simulated packets per wall second on reference workloads")
+    b.add_argument("--quick", action="store_true", help="smaller workloads")
+    b.add_argument("--repeat", type=int, default=3, help="repeats; the median is reported")
+    b.add_argument("--format", choices=["table", "csv"], default="table")
+    b.set_defaults(func=cmd_bench)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ScenarioError, UsageError) as e:
+        print(f"fairlab: error: {e}", file=sys.stderr)
+        return 2
+    except FileNotFoundError as e:
+        print(f"fairlab: error: {e.filename}: no such file", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
+
+

@@ -1,0 +1,94 @@
+"""The result of one run: a summary and pandas tables, writable as Parquet."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series")
+
+
+@dataclass
+class Result:
+    """What one simulation measured (see docs/binding.md for every column)."""
+
+    summary: dict[str, Any]
+    tables: dict[str, pd.DataFrame] = field(repr=False)
+    scenario: dict[str, Any] = field(repr=False)
+
+    @classmethod
+    def from_core(cls, raw: dict[str, Any]) -> Result:
+        tables = {name: pd.DataFrame(cols) for name, cols in raw["tables"].items()}
+        return cls(summary=dict(raw["summary"]), tables=tables, scenario=json.loads(raw["scenario"]))
+
+    @property
+    def flows(self) -> pd.DataFrame:
+        return self.tables["flows"]
+
+    @property
+    def rounds(self) -> pd.DataFrame:
+        return self.tables["rounds"]
+
+    @property
+    def ports(self) -> pd.DataFrame:
+        return self.tables["ports"]
+
+    @property
+    def flow_series(self) -> pd.DataFrame:
+        return self.tables["flow_series"]
+
+    @property
+    def queue_series(self) -> pd.DataFrame:
+        return self.tables["queue_series"]
+
+    @property
+    def digest(self) -> str:
+        return str(self.summary["digest"])
+
+    def to_parquet(self, directory: str | Path) -> Path:
+        """Writes each table as ``<name>.parquet`` plus summary.json and scenario.json."""
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        for name, df in self.tables.items():
+            df.to_parquet(out / f"{name}.parquet", index=False)
+        (out / "summary.json").write_text(json.dumps(self.summary, indent=2, default=str) + "\n")
+        (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2) + "\n")
+        return out
+
+    def summary_text(self) -> str:
+        """A human-readable summary, as `fairlab run` prints it."""
+        s = self.summary
+        lines = [
+            f"profile {s['profile']}  seed {s['seed']}  simulated {s['sim_end_s'] * 1e3:.3f} ms"
+            f"  events {s['events']:,}  packets {s['packets_sent']:,}  hops {s['packet_hops']:,}",
+        ]
+        g = s.get("incast_goodput_bps", math.nan)
+        if isinstance(g, float) and not math.isnan(g):
+            lines.append(
+                f"incast goodput {g / 1e6:.1f} Mb/s over {s['rounds_completed']} rounds, "
+                f"{s['total_timeouts']} retransmission timeouts"
+            )
+        sw = self.ports[self.ports["node_kind"] == "switch"]
+        if len(sw):
+            lines.append("switch ports (node -> peer: limit, max occupancy, drops):")
+            for _, p in sw.iterrows():
+                lines.append(
+                    f"  {p['node']} -> {p['peer']}: {p['limit']}, max {p['max_bytes']} B "
+                    f"({p['max_pkts']} pkts), dropped {p['drop_pkts']} of "
+                    f"{p['enq_pkts'] + p['drop_pkts']}"
+                )
+        f = self.flows
+        if len(f):
+            lines.append(
+                f"flows: {len(f)}; goodput Mb/s min {f['goodput_bps'].min() / 1e6:.1f} "
+                f"median {f['goodput_bps'].median() / 1e6:.1f} max {f['goodput_bps'].max() / 1e6:.1f}; "
+                f"timeouts {int(f['timeouts'].sum())}; longest silence "
+                f"{f['longest_silence_s'].max() * 1e3:.3f} ms"
+            )
+        lines.append(f"digest {s['digest']}")
+        return "\n".join(lines)

@@ -1,0 +1,146 @@
+"""Builders for the scenarios of the source documents, as plain dicts.
+
+A dict built here is the same structure as a TOML scenario file (see
+docs/scenario.md); pass it to :func:`fairlab.simulate` or dump it to TOML.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from typing import Any
+
+from .units import format_time_ps, parse_time_ps
+
+#: Timer resolution used for sub-millisecond min RTOs when resolution="auto".
+FINE_RESOLUTION = "1us"
+
+
+def resolve_resolution(min_rto: str, resolution: str = "auto", hz: int = 1000) -> str:
+    """The timer resolution to pair with a min RTO.
+
+    "auto" keeps a jiffy clock for millisecond RTOs (what a stock kernel can
+    do) and a 1 µs clock below one tick (what needs high-resolution timers).
+    """
+    if resolution != "auto":
+        return resolution
+    tick_ps = 10**12 // hz
+    return "jiffy" if parse_time_ps(min_rto) >= tick_ps else FINE_RESOLUTION
+
+
+def incast(
+    servers: int,
+    *,
+    sru: str | None = None,
+    block: str | None = None,
+    buffer: str = "64KiB",
+    min_rto: str = "200ms",
+    resolution: str = "auto",
+    hz: int = 1000,
+    rate: str = "1Gbps",
+    rtt: str = "100us",
+    rounds: int = 20,
+    delayed_ack: bool | None = None,
+    profile: str = "rfc",
+    request: str = "100B",
+    jitter: str | None = None,
+    response_jitter: str | None = None,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """Barrier-synchronized reads from ``servers`` servers through one switch.
+
+    Hosts are ``client`` and ``s1``..``sN`` on switch ``sw``; every link has
+    one quarter of ``rtt`` of propagation delay (client -> sw -> server and
+    back). ``buffer`` limits every switch port, the bottleneck being the port
+    toward the client. Exactly one of ``sru`` (bytes per server per round)
+    and ``block`` (bytes per round, split over the servers) applies; without
+    either, the SRU is 256 KiB. ``jitter`` is the hosts' send jitter.
+    """
+    if servers < 1:
+        raise ValueError("servers must be at least 1")
+    if sru is not None and block is not None:
+        raise ValueError("give sru or block, not both")
+    if sru is None and block is None:
+        sru = "256KiB"
+    delay = format_time_ps(int(Fraction(parse_time_ps(rtt), 4)))
+    tcp: dict[str, Any] = {
+        "profile": profile,
+        "min_rto": min_rto,
+        "resolution": resolve_resolution(min_rto, resolution, hz),
+        "hz": hz,
+    }
+    if delayed_ack is not None:
+        tcp["delayed_ack"] = delayed_ack
+    workload: dict[str, Any] = {
+        "kind": "incast",
+        "client": "client",
+        "servers": "all",
+        "request": request,
+        "rounds": rounds,
+    }
+    if sru is not None:
+        workload["sru"] = sru
+    else:
+        workload["block"] = block
+    if response_jitter:
+        workload["response_jitter"] = response_jitter
+    scenario: dict[str, Any] = {
+        "name": f"incast-{servers}",
+        "seed": seed,
+        "topology": {
+            "kind": "star",
+            "hosts": ["client"] + [f"s{i}" for i in range(1, servers + 1)],
+            "rate": rate,
+            "delay": delay,
+        },
+        "queue": {"discipline": "droptail", "limit": buffer},
+        "tcp": tcp,
+        "workload": [workload],
+    }
+    if jitter:
+        scenario["host"] = {"send_jitter": jitter}
+    return scenario
+
+
+def dumbbell(
+    flows: int,
+    *,
+    duration: str = "1s",
+    access_rate: str = "10Gbps",
+    bottleneck_rate: str = "1Gbps",
+    rtt: str = "100us",
+    buffer: str = "100pkt",
+    stagger: str = "10us",
+    profile: str = "rfc",
+    seed: int = 1,
+) -> dict[str, Any]:
+    """``flows`` long-lived flows l_i -> r_i across one bottleneck.
+
+    Access links get 10 % of the one-way delay each, the bottleneck the rest;
+    flow i starts at i x ``stagger``.
+    """
+    if flows < 1:
+        raise ValueError("flows must be at least 1")
+    half = Fraction(parse_time_ps(rtt), 2)
+    access = int(half / 10)
+    bottleneck = int(half - 2 * access)
+    step = parse_time_ps(stagger)
+    return {
+        "name": f"dumbbell-{flows}",
+        "seed": seed,
+        "duration": duration,
+        "topology": {
+            "kind": "dumbbell",
+            "left": flows,
+            "right": flows,
+            "rate": access_rate,
+            "delay": format_time_ps(access),
+            "bottleneck_rate": bottleneck_rate,
+            "bottleneck_delay": format_time_ps(bottleneck),
+        },
+        "queue": {"discipline": "droptail", "limit": buffer},
+        "tcp": {"profile": profile},
+        "workload": [
+            {"kind": "bulk", "src": f"l{i}", "dst": f"r{i}", "start": format_time_ps(i * step)}
+            for i in range(flows)
+        ],
+    }
