@@ -24,7 +24,9 @@ class Result:
     @classmethod
     def from_core(cls, raw: dict[str, Any]) -> Result:
         tables = {name: pd.DataFrame(cols) for name, cols in raw["tables"].items()}
-        return cls(summary=dict(raw["summary"]), tables=tables, scenario=json.loads(raw["scenario"]))
+        return cls(
+            summary=dict(raw["summary"]), tables=tables, scenario=json.loads(raw["scenario"])
+        )
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -86,7 +88,8 @@ class Result:
         if len(f):
             lines.append(
                 f"flows: {len(f)}; goodput Mb/s min {f['goodput_bps'].min() / 1e6:.1f} "
-                f"median {f['goodput_bps'].median() / 1e6:.1f} max {f['goodput_bps'].max() / 1e6:.1f}; "
+                f"median {f['goodput_bps'].median() / 1e6:.1f} "
+                f"max {f['goodput_bps'].max() / 1e6:.1f}; "
                 f"timeouts {int(f['timeouts'].sum())}; longest silence "
                 f"{f['longest_silence_s'].max() * 1e3:.3f} ms"
             )

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 
 create_exception!(
-    _core,
+    fairlab._core,
     ScenarioError,
     PyValueError,
     "A scenario field is missing or has a value that is not allowed."

@@ -75,7 +75,7 @@ impl Time {
 }
 
 fn time_expect(s: &str) -> String {
-    format!("\"{s}\" is not a valid duration; expected a non-negative time such as \"25us\", \"200ms\" or \"1s\"")
+    format!("{s:?} is not a valid duration; expected a non-negative time such as \"25us\", \"200ms\" or \"1s\"")
 }
 
 impl Add for Time {
@@ -151,7 +151,7 @@ impl Bytes {
 }
 
 fn size_expect(s: &str) -> String {
-    format!("\"{s}\" is not a valid size; expected a whole number of bytes such as \"1500B\", \"64KiB\" or \"1MiB\"")
+    format!("{s:?} is not a valid size; expected a whole number of bytes such as \"1500B\", \"64KiB\" or \"1MiB\"")
 }
 
 impl fmt::Display for Bytes {
@@ -218,7 +218,7 @@ impl BitsPerSec {
 }
 
 fn rate_expect(s: &str) -> String {
-    format!("\"{s}\" is not a valid rate; expected a positive rate such as \"1Gbps\", \"100Mbps\" or \"10 Gbit/s\"")
+    format!("{s:?} is not a valid rate; expected a positive rate such as \"1Gbps\", \"100Mbps\" or \"10 Gbit/s\"")
 }
 
 impl fmt::Display for BitsPerSec {

@@ -56,7 +56,7 @@ impl BufferLimit {
 }
 
 fn limit_expect(s: &str) -> String {
-    format!("\"{s}\" is not a valid buffer limit; expected a size such as \"64KiB\" or a packet count such as \"20pkt\"")
+    format!("{s:?} is not a valid buffer limit; expected a size such as \"64KiB\" or a packet count such as \"20pkt\"")
 }
 
 impl fmt::Display for BufferLimit {

@@ -309,7 +309,7 @@ impl TcpSpec {
             Some(p) => Profile::parse(p).ok_or_else(|| {
                 ScenarioError::new(
                     "tcp.profile",
-                    format!("\"{p}\" is not a known profile; expected \"rfc\" or \"linux\""),
+                    format!("{p:?} is not a known profile; expected \"rfc\" or \"linux\""),
                 )
             }),
         }
@@ -322,7 +322,7 @@ impl TcpSpec {
             c.cc = CcKind::parse(cc).ok_or_else(|| {
                 ScenarioError::new(
                     "tcp.cc",
-                    format!("\"{cc}\" is not a known congestion control; expected \"newreno\""),
+                    format!("{cc:?} is not a known congestion control; expected \"newreno\""),
                 )
             })?;
         }
@@ -377,7 +377,7 @@ impl TcpSpec {
                 _ => {
                     return Err(ScenarioError::new(
                         "tcp.resolution",
-                        format!("\"{s}\" is not a timer resolution; expected \"jiffy\" or a positive duration such as \"1us\""),
+                        format!("{s:?} is not a timer resolution; expected \"jiffy\" or a positive duration such as \"1us\""),
                     ))
                 }
             },
@@ -595,7 +595,7 @@ impl Scenario {
                 };
                 return Err(ScenarioError::new(
                     field,
-                    format!("\"{h}\" is empty, repeated or a switch name; expected unique host names other than {switches:?}"),
+                    format!("{h:?} is empty, repeated or a switch name; expected unique host names other than {switches:?}"),
                 ));
             }
         }
@@ -634,7 +634,7 @@ impl Scenario {
                 return Err(ScenarioError::new(
                     format!("port[{i}].peer"),
                     format!(
-                        "\"{}\" is not linked to \"{}\"; expected a neighbour of that node",
+                        "{:?} is not linked to {:?}; expected a neighbour of that node",
                         p.peer, p.node
                     ),
                 ));
@@ -693,7 +693,7 @@ impl Scenario {
                             if *s == client || names[..j].contains(s) {
                                 return Err(ScenarioError::new(
                                     at(&format!("servers[{j}]")),
-                                    format!("\"{s}\" is the client or listed twice; expected distinct servers other than the client"),
+                                    format!("{s:?} is the client or listed twice; expected distinct servers other than the client"),
                                 ));
                             }
                         }
@@ -751,7 +751,7 @@ impl Scenario {
                     if src == dst {
                         return Err(ScenarioError::new(
                             at("dst"),
-                            format!("\"{dst}\" is also the source; expected another host"),
+                            format!("{dst:?} is also the source; expected another host"),
                         ));
                     }
                     match w.size {
@@ -916,7 +916,7 @@ fn unknown_node(path: &str, name: &str, hosts: &[String], switches: &[&str]) -> 
     ScenarioError::new(
         path,
         format!(
-            "\"{name}\" is not a {} of the topology; expected one of {}",
+            "{name:?} is not a {} of the topology; expected one of {}",
             if switches.is_empty() { "host" } else { "node" },
             known.join(", ")
         ),

@@ -1,0 +1,111 @@
+"""The command line: outputs, files and error reporting."""
+
+import io
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+from fairlab.cli import main
+
+
+def run_cli(*args):
+    return subprocess.run(
+        [sys.executable, "-m", "fairlab", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_run_prints_summary_and_writes_parquet(small_toml, tmp_path):
+    p = run_cli("run", str(small_toml), "--seed", "3", "--out", str(tmp_path / "o"))
+    assert p.returncode == 0, p.stderr
+    assert "incast goodput" in p.stdout and "profile rfc" in p.stdout and "seed 3" in p.stdout
+    flows = pd.read_parquet(tmp_path / "o" / "flows.parquet")
+    assert len(flows) == 2
+
+
+def test_incast_csv_has_the_documented_columns(capsys):
+    assert (
+        main(["incast", "--servers", "1,2", "--rounds", "2", "--format", "csv", "--jobs", "1"]) == 0
+    )
+    df = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    for col in ["servers", "min_rto", "goodput_mbps", "timeouts"]:
+        assert col in df.columns
+    assert len(df) == 2 * 3
+    assert set(df["min_rto"]) == {"200ms", "5ms", "200us"}
+    assert (df["goodput_mbps"] > 100).all()
+
+
+def test_incast_plot_writes_a_png(tmp_path):
+    out = tmp_path / "g.png"
+    p = run_cli(
+        "incast",
+        "--servers",
+        "1,4",
+        "--rounds",
+        "2",
+        "--min-rto",
+        "200ms,200us@1us",
+        "--block",
+        "256KiB",
+        "--plot",
+        str(out),
+    )
+    assert p.returncode == 0, p.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "200us@1us" in p.stdout
+
+
+def test_incast_seeds_and_jitter_give_one_row_per_seed(capsys):
+    args = [
+        "incast",
+        "--servers",
+        "8",
+        "--rounds",
+        "2",
+        "--min-rto",
+        "200us",
+        "--jitter",
+        "1us",
+        "--seeds",
+        "1,2",
+        "--format",
+        "csv",
+        "--jobs",
+        "2",
+    ]
+    assert main(args) == 0
+    df = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert list(df["seed"]) == [1, 2]
+    assert df["digest"].nunique() == 2
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (["incast", "--servers", "0"], "--servers"),
+        (["incast", "--min-rto", "fast"], "--min-rto"),
+        (["incast", "--buffer", "100B", "--servers", "1", "--rounds", "1"], "queue.limit"),
+    ],
+)
+def test_bad_cli_input_is_one_line_exit_2(args, needle):
+    p = run_cli(*args)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0]
+    assert "Traceback" not in p.stderr and "panicked" not in p.stderr
+
+
+def test_run_on_a_bad_file_reports_the_field(tmp_path):
+    f = tmp_path / "bad.toml"
+    f.write_text('[topology]\nkind = "star"\nhosts = 2\nrate = "-1Gbps"\ndelay = "1us"\n')
+    p = run_cli("run", str(f))
+    assert p.returncode == 2
+    assert p.stderr.startswith("fairlab: error: topology.rate:")
+    assert "Traceback" not in p.stderr
+
+
+def test_bench_quick_reports_rates():
+    p = run_cli("bench", "--quick", "--repeat", "1", "--format", "csv")
+    assert p.returncode == 0, p.stderr
+    df = pd.read_csv(io.StringIO(p.stdout))
+    assert (df["packet_hops_per_s"] > 0).all()
