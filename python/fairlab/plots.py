@@ -32,7 +32,7 @@ def plot_incast(df: pd.DataFrame, path: str | Path, title: str | None = None) ->
     ax.set_ylim(0, 1000)
     ax.set_xlim(left=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower left", fontsize=8)
+    ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     if title:
         ax.set_title(title, fontsize=10)
     fig.tight_layout()
