@@ -87,6 +87,9 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
     sizing = {"block": args.block} if args.block else {"sru": args.sru or "256KiB"}
     for v in sizing.values():
         _sizes(v, "--block/--sru")
+    # DCTCP needs switches that mark: K = 20 packets, the DCTCP paper's
+    # setting for 1 Gb/s, unless given.
+    ecn_k = args.ecn_threshold or ("20pkt" if args.tcp == "dctcp" else None)
     jobs = []
     for buf in buffers:
         for rto, res in settings:
@@ -102,10 +105,16 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
                         delayed_ack=args.delayed_ack == "on",
                         profile=args.profile,
                         jitter=args.jitter if parse_time_ps(args.jitter) > 0 else None,
+                        tcp=args.tcp,
+                        sack=None if args.sack is None else args.sack == "on",
+                        ecn_threshold=ecn_k,
+                        randomize_rto=True if args.randomize_rto else None,
                         **sizing,
                     )
                     params = {
                         "servers": n,
+                        "tcp": args.tcp or "newreno",
+                        "sack": args.sack or "off",
                         "min_rto": rto,
                         "resolution": res,
                         "buffer": buf,
@@ -124,6 +133,8 @@ def cmd_incast(args: argparse.Namespace) -> int:
     df = incast_table(args)
     cols = [
         "servers",
+        "tcp",
+        "sack",
         "min_rto",
         "resolution",
         "buffer",
@@ -178,6 +189,33 @@ def cmd_incast(args: argparse.Namespace) -> int:
             f"{df['seed'].nunique()} seed(s)"
         )
         plot_incast(agg, args.plot, title=title)
+        print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+def cmd_trace(args: argparse.Namespace) -> int:
+    """Runs a scenario with the sender trace on and plots one flow's state."""
+    from . import load_scenario
+    from .plots import plot_trace
+
+    sc = load_scenario(args.file)
+    sc.setdefault("metrics", {})
+    sc["metrics"]["trace"] = True
+    sc["metrics"]["trace_flows"] = [args.flow]
+    res = simulate(sc, seed=args.seed)
+    tr = res.tables["trace"]
+    if tr.empty:
+        raise UsageError(f"--flow: no flow {args.flow} in {args.file}")
+    flow = res.flows[res.flows["flow_id"] == args.flow].iloc[0]
+    print(
+        f"flow {args.flow}: {flow['src']} -> {flow['dst']} ({flow['cc']}), "
+        f"{len(tr)} state changes, {flow['timeouts']} timeouts, "
+        f"{flow['fast_retransmits']} fast retransmits, profile {res.summary['profile']}"
+    )
+    if args.csv:
+        tr.to_csv(args.csv, index=False)
+    if args.plot:
+        plot_trace(tr, args.plot, title=f"{args.file}: flow {args.flow} ({flow['cc']})")
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
@@ -287,7 +325,20 @@ def build_parser() -> argparse.ArgumentParser:
     size.add_argument("--block", help="bytes per round, split over the servers (e.g. 1MiB)")
     i.add_argument("--rounds", type=int, default=20, help="rounds per run (default 20)")
     i.add_argument("--delayed-ack", choices=["on", "off"], default="off")
-    i.add_argument("--profile", choices=["rfc", "linux"], default="rfc")
+    i.add_argument("--profile", choices=["rfc", "linux", "datacenter"], default="rfc")
+    i.add_argument(
+        "--tcp",
+        choices=["reno", "newreno", "cubic", "bic", "vegas", "dctcp"],
+        default=None,
+        help="congestion control (default newreno)",
+    )
+    i.add_argument("--sack", choices=["on", "off"], default=None, help="SACK loss recovery")
+    i.add_argument(
+        "--ecn-threshold",
+        default=None,
+        help="switch ECN marking threshold K (default 20pkt with --tcp dctcp, else off)",
+    )
+    i.add_argument("--randomize-rto", action="store_true", help="timeouts at RTO x (1 + U(0, 0.5))")
     i.add_argument(
         "--jitter",
         default="0us",
@@ -299,6 +350,14 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--plot", help="write goodput vs servers to this PNG")
     i.add_argument("--out", help="write the sweep table as Parquet into this directory")
     i.set_defaults(func=cmd_incast)
+
+    t = sub.add_parser("trace", help="cwnd, ssthresh, SRTT and RTO of one flow over time")
+    t.add_argument("file", help="scenario TOML file")
+    t.add_argument("--flow", type=int, default=0, help="flow id (default 0)")
+    t.add_argument("--seed", type=int, default=None)
+    t.add_argument("--plot", default="trace.png", help="PNG to write (default trace.png)")
+    t.add_argument("--csv", help="also write the trace rows as CSV")
+    t.set_defaults(func=cmd_trace)
 
     b = sub.add_parser("bench", help="simulated packets per wall second on reference workloads")
     b.add_argument("--quick", action="store_true", help="smaller workloads")

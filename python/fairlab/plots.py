@@ -40,3 +40,29 @@ def plot_incast(df: pd.DataFrame, path: str | Path, title: str | None = None) ->
     fig.savefig(out, dpi=120)
     plt.close(fig)
     return out
+
+
+def plot_trace(tr: pd.DataFrame, path: str | Path, title: str | None = None) -> Path:
+    """cwnd and ssthresh (segments of 1460 B) and SRTT/RTO of one flow's trace."""
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    t_ms = tr["t_s"] * 1e3
+    a1.step(t_ms, tr["cwnd_bytes"] / 1460, where="post", label="cwnd")
+    ss = tr["ssthresh_bytes"].where(tr["ssthresh_bytes"] >= 0) / 1460
+    a1.step(t_ms, ss, where="post", label="ssthresh", ls="--")
+    a1.set_ylabel("segments")
+    a1.legend(fontsize=8)
+    a1.grid(True, alpha=0.3)
+    a2.step(t_ms, tr["srtt_s"] * 1e3, where="post", label="SRTT")
+    a2.step(t_ms, tr["rto_s"] * 1e3, where="post", label="RTO")
+    a2.set_yscale("log")
+    a2.set_ylabel("ms")
+    a2.set_xlabel("time (ms)")
+    a2.legend(fontsize=8)
+    a2.grid(True, alpha=0.3)
+    if title:
+        a1.set_title(title, fontsize=10)
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out

@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series")
+TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series", "trace")
 
 
 @dataclass
@@ -47,6 +47,10 @@ class Result:
     @property
     def queue_series(self) -> pd.DataFrame:
         return self.tables["queue_series"]
+
+    @property
+    def trace(self) -> pd.DataFrame:
+        return self.tables["trace"]
 
     @property
     def digest(self) -> str:

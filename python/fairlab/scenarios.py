@@ -44,6 +44,10 @@ def incast(
     request: str = "100B",
     jitter: str | None = None,
     response_jitter: str | None = None,
+    tcp: str | None = None,
+    sack: bool | None = None,
+    ecn_threshold: str | None = None,
+    randomize_rto: bool | None = None,
     seed: int = 1,
 ) -> dict[str, Any]:
     """Barrier-synchronized reads from ``servers`` servers through one switch.
@@ -62,14 +66,20 @@ def incast(
     if sru is None and block is None:
         sru = "256KiB"
     delay = format_time_ps(int(Fraction(parse_time_ps(rtt), 4)))
-    tcp: dict[str, Any] = {
+    tcp_spec: dict[str, Any] = {
         "profile": profile,
         "min_rto": min_rto,
         "resolution": resolve_resolution(min_rto, resolution, hz),
         "hz": hz,
     }
     if delayed_ack is not None:
-        tcp["delayed_ack"] = delayed_ack
+        tcp_spec["delayed_ack"] = delayed_ack
+    if tcp is not None:
+        tcp_spec["cc"] = tcp
+    if sack is not None:
+        tcp_spec["sack"] = sack
+    if randomize_rto is not None:
+        tcp_spec["randomize_rto"] = randomize_rto
     workload: dict[str, Any] = {
         "kind": "incast",
         "client": "client",
@@ -93,9 +103,11 @@ def incast(
             "delay": delay,
         },
         "queue": {"discipline": "droptail", "limit": buffer},
-        "tcp": tcp,
+        "tcp": tcp_spec,
         "workload": [workload],
     }
+    if ecn_threshold:
+        scenario["queue"]["ecn_threshold"] = ecn_threshold
     if jitter:
         scenario["host"] = {"send_jitter": jitter}
     return scenario
@@ -111,6 +123,9 @@ def dumbbell(
     buffer: str = "100pkt",
     stagger: str = "10us",
     profile: str = "rfc",
+    tcp: str | None = None,
+    sack: bool | None = None,
+    ecn_threshold: str | None = None,
     seed: int = 1,
 ) -> dict[str, Any]:
     """``flows`` long-lived flows l_i -> r_i across one bottleneck.
@@ -124,6 +139,14 @@ def dumbbell(
     access = int(half / 10)
     bottleneck = int(half - 2 * access)
     step = parse_time_ps(stagger)
+    tcp_spec: dict[str, Any] = {"profile": profile}
+    if tcp is not None:
+        tcp_spec["cc"] = tcp
+    if sack is not None:
+        tcp_spec["sack"] = sack
+    queue: dict[str, Any] = {"discipline": "droptail", "limit": buffer}
+    if ecn_threshold:
+        queue["ecn_threshold"] = ecn_threshold
     return {
         "name": f"dumbbell-{flows}",
         "seed": seed,
@@ -137,8 +160,8 @@ def dumbbell(
             "bottleneck_rate": bottleneck_rate,
             "bottleneck_delay": format_time_ps(bottleneck),
         },
-        "queue": {"discipline": "droptail", "limit": buffer},
-        "tcp": {"profile": profile},
+        "queue": queue,
+        "tcp": tcp_spec,
         "workload": [
             {"kind": "bulk", "src": f"l{i}", "dst": f"r{i}", "start": format_time_ps(i * step)}
             for i in range(flows)

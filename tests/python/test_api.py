@@ -11,6 +11,8 @@ FLOW_COLUMNS = [
     "flow_id",
     "workload",
     "kind",
+    "cc",
+    "outcome",
     "src",
     "dst",
     "start_s",
@@ -21,6 +23,7 @@ FLOW_COLUMNS = [
     "retransmits",
     "fast_retransmits",
     "timeouts",
+    "ecn_reductions",
     "longest_silence_s",
     "final_cwnd_bytes",
     "srtt_s",
@@ -50,6 +53,7 @@ PORT_COLUMNS = [
     "drop_bytes",
     "max_bytes",
     "max_pkts",
+    "mark_pkts",
 ]
 
 

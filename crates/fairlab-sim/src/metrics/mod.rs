@@ -73,6 +73,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
         let (mut bytes, mut goodput) = (Vec::with_capacity(n), Vec::with_capacity(n));
         let (mut segs, mut rtx, mut frtx, mut tos) = (vec![], vec![], vec![], vec![]);
         let (mut silence, mut cwnd, mut srtt, mut rto) = (vec![], vec![], vec![], vec![]);
+        let (mut ccs, mut outcome, mut ecn) = (vec![], vec![], vec![]);
         for (i, c) in sim.conns.iter().enumerate() {
             let w = &sim.workloads[c.app.workload as usize];
             let s = c.sender();
@@ -91,6 +92,17 @@ pub fn collect(sim: &Simulation) -> RunResult {
                 Workload::Bulk(b) => ("bulk", b.end),
             };
             kind.push(k.to_string());
+            ccs.push(s_cc_name(c));
+            outcome.push(
+                if c.sock[0].aborted() || c.sock[1].aborted() {
+                    "aborted"
+                } else if done.is_some() {
+                    "complete"
+                } else {
+                    "incomplete"
+                }
+                .to_string(),
+            );
             let (snode, dnode) = sender_receiver_nodes(sim, i);
             src.push(name(snode));
             dst.push(name(dnode));
@@ -113,11 +125,14 @@ pub fn collect(sim: &Simulation) -> RunResult {
             cwnd.push(s.cwnd() as i64);
             srtt.push(s.srtt().map_or(f64::NAN, secs));
             rto.push(secs(s.rto()));
+            ecn.push(s.stats.ecn_reductions as i64);
         }
         flows
             .push("flow_id", Column::I64(flow_id))
             .push("workload", Column::I64(workload))
             .push("kind", Column::Str(kind))
+            .push("cc", Column::Str(ccs))
+            .push("outcome", Column::Str(outcome))
             .push("src", Column::Str(src))
             .push("dst", Column::Str(dst))
             .push("start_s", Column::F64(start))
@@ -128,6 +143,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
             .push("retransmits", Column::I64(rtx))
             .push("fast_retransmits", Column::I64(frtx))
             .push("timeouts", Column::I64(tos))
+            .push("ecn_reductions", Column::I64(ecn))
             .push("longest_silence_s", Column::F64(silence))
             .push("final_cwnd_bytes", Column::I64(cwnd))
             .push("srtt_s", Column::F64(srtt))
@@ -183,7 +199,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
     let mut ports = Table::new();
     {
         let (mut node, mut peer, mut nk, mut lim) = (vec![], vec![], vec![], vec![]);
-        let mut cols: [Vec<i64>; 8] = Default::default();
+        let mut cols: [Vec<i64>; 9] = Default::default();
         for p in &net.ports {
             node.push(name(p.node));
             peer.push(name(p.peer));
@@ -205,6 +221,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
                 s.drop_bytes,
                 s.max_bytes,
                 s.max_pkts,
+                p.queue.marks(),
             ]) {
                 c.push(v as i64);
             }
@@ -223,6 +240,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
             "drop_bytes",
             "max_bytes",
             "max_pkts",
+            "mark_pkts",
         ];
         for (n, c) in names.iter().zip(cols) {
             ports.push(n, Column::I64(c));
@@ -269,12 +287,48 @@ pub fn collect(sim: &Simulation) -> RunResult {
             .push("pkts", Column::I64(k));
     }
 
+    // Per-flow traces of the data senders.
+    let mut trace = Table::new();
+    {
+        let (mut f, mut t, mut cw, mut ss) = (vec![], vec![], vec![], vec![]);
+        let (mut sr, mut ro, mut rec, mut al) = (vec![], vec![], vec![], vec![]);
+        for (i, c) in sim.conns.iter().enumerate() {
+            if let Some(rows) = &c.sender().trace {
+                for r in rows {
+                    f.push(i as i64);
+                    t.push(secs(r.t));
+                    cw.push(r.cwnd as i64);
+                    // "Arbitrarily high" initial ssthresh (RFC 5681 (3.1)) as -1.
+                    ss.push(if r.ssthresh == u64::MAX {
+                        -1
+                    } else {
+                        r.ssthresh as i64
+                    });
+                    sr.push(r.srtt.map_or(f64::NAN, secs));
+                    ro.push(secs(r.rto));
+                    rec.push(r.in_recovery as i64);
+                    al.push(r.alpha);
+                }
+            }
+        }
+        trace
+            .push("flow_id", Column::I64(f))
+            .push("t_s", Column::F64(t))
+            .push("cwnd_bytes", Column::I64(cw))
+            .push("ssthresh_bytes", Column::I64(ss))
+            .push("srtt_s", Column::F64(sr))
+            .push("rto_s", Column::F64(ro))
+            .push("in_recovery", Column::I64(rec))
+            .push("dctcp_alpha", Column::F64(al));
+    }
+
     let tables = vec![
         ("flows".to_string(), flows),
         ("rounds".to_string(), rounds),
         ("ports".to_string(), ports),
         ("flow_series".to_string(), flow_series),
         ("queue_series".to_string(), queue_series),
+        ("trace".to_string(), trace),
     ];
     let mut h = Fnv64::default();
     for (n, t) in &tables {
@@ -309,6 +363,15 @@ pub fn collect(sim: &Simulation) -> RunResult {
         ("digest".into(), Value::Str(format!("{:016x}", h.finish()))),
     ];
     RunResult { summary, tables }
+}
+
+fn s_cc_name(c: &crate::sim::Conn) -> String {
+    let cfg = c.sender().config();
+    let mut n = cfg.cc.name().to_string();
+    if cfg.sack {
+        n.push_str("+sack");
+    }
+    n
 }
 
 /// Data sender and receiver nodes of connection `i`.

@@ -6,7 +6,7 @@ mod port;
 mod routing;
 pub mod topology;
 
-pub use packet::{flags, NodeId, Packet, PortId, TCP_IP_HEADER};
+pub use packet::{flags, NodeId, Packet, PortId, MAX_SACK_BLOCKS, NO_TS, TCP_IP_HEADER};
 pub use port::{Port, PortStats};
 
 use crate::queue::Queue;

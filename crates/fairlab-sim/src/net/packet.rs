@@ -1,7 +1,7 @@
 //! The packet: a TCP segment (or, later, a UDP datagram) with the addressing
 //! a switch needs. Copied by value along its path: 48 bytes, no heap.
 
-use crate::units::Bytes;
+use crate::units::{Bytes, Time};
 
 /// Index of a node (host or switch) in the network.
 pub type NodeId = u32;
@@ -17,7 +17,22 @@ pub mod flags {
     pub const SYN: u8 = 1 << 0;
     pub const ACK: u8 = 1 << 1;
     pub const FIN: u8 = 1 << 2;
+    /// ECN-Capable Transport, RFC 3168 (5): the packet may be marked.
+    pub const ECT: u8 = 1 << 3;
+    /// Congestion Experienced, RFC 3168 (5): a switch marked it.
+    pub const CE: u8 = 1 << 4;
+    /// ECN-Echo, RFC 3168 (6.1.3): the receiver saw CE.
+    pub const ECE: u8 = 1 << 5;
+    /// Congestion Window Reduced, RFC 3168 (6.1.2): the sender reacted.
+    pub const CWR: u8 = 1 << 6;
 }
+
+/// Up to three SACK blocks (RFC 2018 allows three beside timestamps), as
+/// offsets from the packet's cumulative ACK so that they fit in 24 bytes.
+pub const MAX_SACK_BLOCKS: usize = 3;
+
+/// "No timestamp echoed".
+pub const NO_TS: Time = Time::MAX;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Packet {
@@ -25,6 +40,10 @@ pub struct Packet {
     pub seq: u64,
     /// Cumulative acknowledgment: next byte expected from the peer.
     pub ack: u64,
+    /// When the sender sent it (the RFC 7323 timestamp, exact).
+    pub ts: Time,
+    /// The timestamp echoed back (RFC 7323 TSecr), or [`NO_TS`].
+    pub ts_echo: Time,
     /// Connection index.
     pub conn: u32,
     pub src: NodeId,
@@ -36,6 +55,10 @@ pub struct Packet {
     pub flags: u8,
     /// True when sent by the connection's passive (listening) side.
     pub from_passive: bool,
+    /// SACK blocks in use.
+    pub sack_len: u8,
+    /// SACK blocks as (start - ack, end - ack).
+    pub sack: [(u32, u32); MAX_SACK_BLOCKS],
 }
 
 impl Packet {
@@ -51,5 +74,29 @@ impl Packet {
     #[inline]
     pub fn has(&self, f: u8) -> bool {
         self.flags & f != 0
+    }
+    /// The SACK blocks as absolute `[start, end)` byte ranges.
+    pub fn sack_blocks(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.sack[..self.sack_len as usize]
+            .iter()
+            .map(move |&(s, e)| (self.ack + s as u64, self.ack + e as u64))
+    }
+    /// A blank packet (tests and builders fill in what they need).
+    pub fn blank() -> Packet {
+        Packet {
+            seq: 0,
+            ack: 0,
+            ts: Time::ZERO,
+            ts_echo: NO_TS,
+            conn: 0,
+            src: 0,
+            dst: 0,
+            payload: 0,
+            wnd: 0,
+            flags: 0,
+            from_passive: false,
+            sack_len: 0,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
+        }
     }
 }

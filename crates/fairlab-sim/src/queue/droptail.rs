@@ -1,16 +1,23 @@
 //! Drop-tail FIFO: an arriving packet that does not fit is dropped. The
 //! commodity shallow-buffered switch port of every incast study.
+//!
+//! With a marking threshold K it is also the DCTCP switch (RFC 8257 (3.1),
+//! Alizadeh et al. 2010): an ECN-capable packet that arrives to find the
+//! queue, itself included, above K is marked CE instead of waiting for a drop.
 
 use super::{BufferLimit, QueueDiscipline};
-use crate::net::Packet;
+use crate::net::{flags, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
 pub struct DropTail {
     limit: BufferLimit,
+    /// ECN marking threshold K, if any.
+    mark_above: Option<BufferLimit>,
     fifo: VecDeque<Packet>,
     bytes: u64,
+    marks: u64,
 }
 
 impl DropTail {
@@ -21,21 +28,43 @@ impl DropTail {
         };
         DropTail {
             limit,
+            mark_above: None,
             fifo: VecDeque::with_capacity(cap),
             bytes: 0,
+            marks: 0,
+        }
+    }
+    /// A drop-tail queue that marks ECN-capable packets above `k`.
+    pub fn with_ecn(limit: BufferLimit, k: BufferLimit) -> DropTail {
+        DropTail {
+            mark_above: Some(k),
+            ..DropTail::new(limit)
         }
     }
     pub fn limit(&self) -> BufferLimit {
         self.limit
     }
+    pub fn marking_threshold(&self) -> Option<BufferLimit> {
+        self.mark_above
+    }
+    /// Packets marked CE so far.
+    pub fn marks(&self) -> u64 {
+        self.marks
+    }
 }
 
 impl QueueDiscipline for DropTail {
     #[inline]
-    fn enqueue(&mut self, pkt: Packet, _now: Time) -> Result<(), Packet> {
+    fn enqueue(&mut self, mut pkt: Packet, _now: Time) -> Result<(), Packet> {
         let size = pkt.size();
         if !self.limit.admits(self.bytes, self.fifo.len(), size) {
             return Err(pkt);
+        }
+        if let Some(k) = self.mark_above {
+            if pkt.has(flags::ECT) && !k.admits(self.bytes, self.fifo.len(), size) {
+                pkt.flags |= flags::CE;
+                self.marks += 1;
+            }
         }
         self.bytes += size.get();
         self.fifo.push_back(pkt);
@@ -65,15 +94,9 @@ mod tests {
 
     fn pkt(payload: u32) -> Packet {
         Packet {
-            seq: 0,
-            ack: 0,
-            conn: 0,
-            src: 0,
             dst: 1,
             payload,
-            wnd: 0,
-            flags: 0,
-            from_passive: false,
+            ..Packet::blank()
         }
     }
 
@@ -98,6 +121,26 @@ mod tests {
         assert!(q.enqueue(pkt(1460), Time::ZERO).is_ok());
         assert!(q.enqueue(pkt(0), Time::ZERO).is_err());
         assert_eq!(q.packets(), 2);
+    }
+
+    #[test]
+    fn ecn_capable_packets_above_k_are_marked_not_dropped() {
+        let mut q = DropTail::with_ecn(BufferLimit::Packets(10), BufferLimit::Packets(2));
+        let ect = Packet {
+            flags: flags::ECT,
+            ..pkt(1460)
+        };
+        for _ in 0..4 {
+            q.enqueue(ect, Time::ZERO).unwrap();
+        }
+        q.enqueue(pkt(1460), Time::ZERO).unwrap();
+        let marked: Vec<bool> = std::iter::from_fn(|| q.dequeue(Time::ZERO))
+            .map(|p| p.has(flags::CE))
+            .collect();
+        // The 3rd and 4th find the queue (with themselves) above K = 2;
+        // the 5th is not ECN-capable and is never marked.
+        assert_eq!(marked, vec![false, false, true, true, false]);
+        assert_eq!(q.marks(), 2);
     }
 
     #[test]

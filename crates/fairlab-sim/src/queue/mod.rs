@@ -94,6 +94,12 @@ impl Queue {
             Queue::DropTail(q) => q.limit().to_string(),
         }
     }
+    /// Packets marked CE so far.
+    pub fn marks(&self) -> u64 {
+        match self {
+            Queue::DropTail(q) => q.marks(),
+        }
+    }
 }
 
 impl QueueDiscipline for Queue {

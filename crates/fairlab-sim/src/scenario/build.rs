@@ -10,13 +10,17 @@ use crate::transport::tcp::TcpSocket;
 use crate::units::Time;
 use crate::workload::{Bulk, ConnApp, Incast, Workload};
 
-fn droptail(limit: BufferLimit) -> Queue {
-    Queue::DropTail(DropTail::new(limit))
+fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
+    match ecn {
+        Some(k) => Queue::DropTail(DropTail::with_ecn(limit, k)),
+        None => Queue::DropTail(DropTail::new(limit)),
+    }
 }
 
 /// Component keys of the RNG streams (see `engine::rng`).
 const RNG_WORKLOAD: u64 = 1;
 const RNG_HOST: u64 = 2;
+const RNG_TCP: u64 = 3;
 
 /// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
@@ -26,9 +30,10 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     let tcp = sc.tcp.resolve()?;
     let t = &sc.topology;
     let sw_limit = sc.queue.limit;
+    let sw_ecn = sc.queue.ecn_threshold;
     let nic_limit = sc.host.nic_queue;
-    let switch_q = || droptail(sw_limit);
-    let host_q = || droptail(nic_limit);
+    let switch_q = || droptail(sw_limit, sw_ecn);
+    let host_q = || droptail(nic_limit, None);
     let access = LinkSpec {
         rate: t.rate.expect("validated"),
         delay: t.delay.expect("validated"),
@@ -52,17 +57,28 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         let a = net.node_by_name(&p.node).expect("validated");
         let b = net.node_by_name(&p.peer).expect("validated");
         let port = net.port_toward(a, b).expect("validated");
-        if let Some(l) = p.limit {
-            net.ports[port as usize].queue = droptail(l);
+        if p.limit.is_some() || p.ecn_threshold.is_some() {
+            let limit = p.limit.unwrap_or(sw_limit);
+            let k = p.ecn_threshold.or(sw_ecn);
+            net.ports[port as usize].queue = droptail(limit, k);
         }
     }
 
     let node = |n: &str| -> NodeId { net.node_by_name(n).expect("validated") };
     let mut conns: Vec<Conn> = Vec::new();
     let mut workloads: Vec<Workload> = Vec::new();
+    let socket = |cfg, c: u32, local, remote, passive: bool| {
+        let mut s = TcpSocket::new(cfg, c, local, remote, passive);
+        s.set_rng(Rng::stream(seed, &[RNG_TCP, c as u64, passive as u64]));
+        s
+    };
     for (wi, w) in sc.workloads.iter().enumerate() {
         let id = wi as u32;
         let start = w.start.unwrap_or(Time::ZERO);
+        let tcp = match &w.tcp {
+            Some(t) => sc.tcp.overlaid(t).resolve()?,
+            None => tcp,
+        };
         match w.kind {
             WorkloadKind::Incast => {
                 let client_name = w.client.clone().expect("validated");
@@ -84,8 +100,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     };
                     // The client opens; the server listens and sends the data.
                     conns.push(Conn::new(
-                        TcpSocket::new(tcp, c, client, s, false),
-                        TcpSocket::new(tcp, c, s, client, true),
+                        socket(tcp, c, client, s, false),
+                        socket(tcp, c, s, client, true),
                         app,
                         1,
                     ));
@@ -108,8 +124,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 let dst = node(w.dst.as_deref().expect("validated"));
                 let c = conns.len() as u32;
                 conns.push(Conn::new(
-                    TcpSocket::new(tcp, c, src, dst, false),
-                    TcpSocket::new(tcp, c, dst, src, true),
+                    socket(tcp, c, src, dst, false),
+                    socket(tcp, c, dst, src, true),
                     ConnApp {
                         workload: id,
                         index: 0,
@@ -122,6 +138,19 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     start,
                     w.size.map(|s| s.get()),
                 )));
+            }
+        }
+    }
+    if sc.metrics.trace {
+        for (i, c) in conns.iter_mut().enumerate() {
+            let wanted = sc
+                .metrics
+                .trace_flows
+                .as_ref()
+                .is_none_or(|f| f.contains(&(i as u32)));
+            if wanted {
+                let side = c.data_side;
+                c.sock[side].enable_trace();
             }
         }
     }

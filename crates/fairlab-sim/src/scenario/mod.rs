@@ -201,6 +201,10 @@ pub struct QueueSpec {
     /// incast studies.
     #[serde(default = "QueueSpec::default_limit")]
     pub limit: BufferLimit,
+    /// ECN marking threshold K (RFC 8257 (3.1)): ECN-capable packets that
+    /// find the queue above K are marked CE. Off by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold: Option<BufferLimit>,
 }
 
 impl QueueSpec {
@@ -214,6 +218,7 @@ impl Default for QueueSpec {
         QueueSpec {
             discipline: Discipline::Droptail,
             limit: QueueSpec::default_limit(),
+            ecn_threshold: None,
         }
     }
 }
@@ -228,6 +233,8 @@ pub struct PortSpec {
     pub discipline: Option<Discipline>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limit: Option<BufferLimit>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn_threshold: Option<BufferLimit>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -300,16 +307,62 @@ pub struct TcpSpec {
     /// RFC 7661 (4.1): grow cwnd only while it limits sending.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwnd_validation: Option<bool>,
+    /// RFC 2018 / RFC 6675 SACK loss recovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// RFC 3168 ECN (on by default with dctcp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// Timeouts at RTO * (1 + U(0, 0.5)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub randomize_rto: Option<bool>,
+    /// Consecutive timeouts before the connection aborts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retransmits: Option<u32>,
+}
+
+macro_rules! overlay {
+    ($base:expr, $over:expr, $($f:ident),*) => {
+        TcpSpec { $($f: $over.$f.clone().or_else(|| $base.$f.clone()),)* }
+    };
 }
 
 impl TcpSpec {
+    /// `over`'s fields where given, else this spec's.
+    pub fn overlaid(&self, over: &TcpSpec) -> TcpSpec {
+        overlay!(
+            self,
+            over,
+            profile,
+            cc,
+            mss,
+            initial_window,
+            receive_window,
+            min_rto,
+            max_rto,
+            initial_rto,
+            resolution,
+            hz,
+            clock_granularity,
+            delayed_ack,
+            delayed_ack_timeout,
+            dupack_threshold,
+            slow_start_after_idle,
+            cwnd_validation,
+            sack,
+            ecn,
+            randomize_rto,
+            max_retransmits
+        )
+    }
+
     pub fn profile(&self) -> Result<Profile, ScenarioError> {
         match &self.profile {
             None => Ok(Profile::Rfc),
             Some(p) => Profile::parse(p).ok_or_else(|| {
                 ScenarioError::new(
                     "tcp.profile",
-                    format!("{p:?} is not a known profile; expected \"rfc\" or \"linux\""),
+                    format!("{p:?} is not a known profile; expected \"rfc\", \"linux\" or \"datacenter\""),
                 )
             }),
         }
@@ -322,7 +375,7 @@ impl TcpSpec {
             c.cc = CcKind::parse(cc).ok_or_else(|| {
                 ScenarioError::new(
                     "tcp.cc",
-                    format!("{cc:?} is not a known congestion control; expected \"newreno\""),
+                    format!("{cc:?} is not a known congestion control; expected one of reno, newreno, cubic, bic, vegas, dctcp"),
                 )
             })?;
         }
@@ -441,6 +494,29 @@ impl TcpSpec {
         if let Some(b) = self.cwnd_validation {
             c.cwnd_validation = b;
         }
+        if let Some(b) = self.sack {
+            c.sack = b;
+        }
+        // DCTCP is defined over ECN (RFC 8257 (3)): on unless turned off.
+        c.ecn = self.ecn.unwrap_or(c.cc == CcKind::Dctcp || c.ecn);
+        if c.cc == CcKind::Dctcp && !c.ecn {
+            return Err(ScenarioError::new(
+                "tcp.ecn",
+                "false is not allowed with cc = \"dctcp\"; DCTCP needs ECN (RFC 8257 (3))",
+            ));
+        }
+        if let Some(b) = self.randomize_rto {
+            c.randomize_rto = b;
+        }
+        if let Some(n) = self.max_retransmits {
+            if n == 0 {
+                return Err(ScenarioError::new(
+                    "tcp.max_retransmits",
+                    "0 is not allowed; expected at least 1 (Linux uses 15)",
+                ));
+            }
+            c.max_retransmits = n;
+        }
         Ok(c)
     }
 }
@@ -490,6 +566,9 @@ pub struct WorkloadSpec {
     /// Bytes to send; without it the flow sends until the run ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Bytes>,
+    /// TCP settings of this workload's connections, over the scenario's [tcp].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSpec>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
@@ -501,6 +580,13 @@ pub struct MetricsSpec {
     /// Occupancy of every switch port sampled at this period (off by default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub queue_sample: Option<Time>,
+    /// Record cwnd, ssthresh, SRTT and RTO of each data sender at every
+    /// change (off by default: it costs memory on long runs).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub trace: bool,
+    /// Only these flow ids (default: every flow, when `trace` is on).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trace_flows: Option<Vec<u32>>,
 }
 
 /// Default request size: a small read RPC (an NFS READ call is about 100-200 bytes).
@@ -612,6 +698,9 @@ impl Scenario {
             }
         };
         limit_fits("queue.limit", &self.queue.limit)?;
+        if let Some(k) = &self.queue.ecn_threshold {
+            limit_fits("queue.ecn_threshold", k)?;
+        }
         limit_fits("host.nic_queue", &self.host.nic_queue)?;
         for (i, p) in self.ports.iter().enumerate() {
             if !is_node(&p.node) {
@@ -652,6 +741,11 @@ impl Scenario {
         let mut unbounded = false;
         for (i, w) in self.workloads.iter().enumerate() {
             let at = |f: &str| format!("workload[{i}].{f}");
+            if let Some(t) = &w.tcp {
+                self.tcp.overlaid(t).resolve().map_err(|e| {
+                    ScenarioError::new(format!("workload[{i}].{}", e.path), e.message)
+                })?;
+            }
             let host_field = |f: &str, v: &Option<String>| -> Result<String, ScenarioError> {
                 match v {
                     None => Err(ScenarioError::new(

@@ -20,8 +20,8 @@ use crate::workload::{AppAction, ConnApp, Workload};
 pub enum Event {
     /// The port finished serializing a packet: the wire is free.
     TxDone(PortId),
-    /// `pkt` reaches the far end of `port`'s link.
-    Arrive { port: PortId, pkt: Packet },
+    /// Packet `pkt` (in the packet slab) reaches the far end of `port`'s link.
+    Arrive { port: PortId, pkt: u32 },
     /// A wake-up for one side of a connection (0 active, 1 passive).
     Timer { conn: u32, side: u8 },
     /// A workload starts.
@@ -30,8 +30,8 @@ pub enum Event {
     WakeUp { workload: u32, token: u32 },
     /// Time to sample queue occupancies.
     Sample,
-    /// A host hands a packet to its NIC after its processing jitter.
-    HostTx(Packet),
+    /// A host hands a packet (in the slab) to its NIC after its processing jitter.
+    HostTx(u32),
 }
 
 /// A TCP connection: both endpoints and the workload it serves.
@@ -67,6 +67,39 @@ impl Conn {
     }
 }
 
+/// Packets between two places (on a wire, in a host's jitter delay), so
+/// that events carry a 4-byte handle instead of the packet: the event heap
+/// moves 32-byte entries whatever a packet grows to.
+#[derive(Clone, Debug, Default)]
+pub struct PacketSlab {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketSlab {
+    #[inline]
+    pub fn put(&mut self, p: Packet) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                i
+            }
+            None => {
+                self.slots.push(p);
+                (self.slots.len() - 1) as u32
+            }
+        }
+    }
+    #[inline]
+    pub fn take(&mut self, id: u32) -> Packet {
+        self.free.push(id);
+        self.slots[id as usize]
+    }
+    pub fn get(&self, id: u32) -> &Packet {
+        &self.slots[id as usize]
+    }
+}
+
 /// Whole-run packet counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
@@ -97,6 +130,7 @@ pub struct Simulation {
     pub conns: Vec<Conn>,
     pub workloads: Vec<Workload>,
     pub events: EventQueue<Event>,
+    pub packets: PacketSlab,
     pub counters: Counters,
     pub series: Series,
     /// Stop at this time even if workloads are not done.
@@ -148,6 +182,7 @@ impl Simulation {
             conns,
             workloads,
             events,
+            packets: PacketSlab::default(),
             counters: Counters::default(),
             series,
             stop_at,
@@ -232,6 +267,7 @@ impl Simulation {
                 self.start_tx(p);
             }
             Event::Arrive { port, pkt } => {
+                let pkt = self.packets.take(pkt);
                 let node = self.net.ports[port as usize].peer;
                 if self.net.nodes[node as usize].kind == NodeKind::Switch {
                     self.forward(node, pkt);
@@ -251,7 +287,8 @@ impl Simulation {
                 self.apply_actions();
             }
             Event::Sample => self.sample_queues(),
-            Event::HostTx(pkt) => {
+            Event::HostTx(id) => {
+                let pkt = self.packets.take(id);
                 let out = self.net.route(pkt.src, pkt.dst);
                 self.enqueue(out, pkt);
             }
@@ -277,7 +314,9 @@ impl Simulation {
         let arrive = now + tx + port.delay;
         self.counters.packet_hops += 1;
         self.events.schedule(now + tx, Event::TxDone(p));
-        self.events.schedule(arrive, Event::Arrive { port: p, pkt });
+        let id = self.packets.put(pkt);
+        self.events
+            .schedule(arrive, Event::Arrive { port: p, pkt: id });
     }
 
     /// Puts a packet into an output queue, counting it or its drop.
@@ -333,7 +372,8 @@ impl Simulation {
             let d = Time(self.host_rng[h].below_inclusive(self.jitter.0));
             let at = (now + d).max(self.host_release[h]);
             self.host_release[h] = at;
-            self.events.schedule(at, Event::HostTx(pkt));
+            let id = self.packets.put(pkt);
+            self.events.schedule(at, Event::HostTx(id));
             return;
         }
         let out = self.net.route(pkt.src, pkt.dst);
@@ -378,8 +418,14 @@ impl Simulation {
         }
         conn.timer_at[side] = None;
         conn.sock[side].on_timer(now, &mut self.outbox);
+        let aborted = conn.sock[side].aborted();
+        let app = conn.app;
         self.flush_outbox();
         self.sync_timer(c, side);
+        if aborted {
+            self.workloads[app.workload as usize].on_aborted(app.index);
+            self.after_workload_step(app.workload);
+        }
     }
 
     /// A packet reaches its destination host.
@@ -520,7 +566,9 @@ impl Simulation {
         }
         for e in self.events.pending() {
             match e {
-                Event::Arrive { pkt, .. } | Event::HostTx(pkt) => n += u64::from(pkt.is_data()),
+                Event::Arrive { pkt, .. } | Event::HostTx(pkt) => {
+                    n += u64::from(self.packets.get(*pkt).is_data())
+                }
                 _ => {}
             }
         }

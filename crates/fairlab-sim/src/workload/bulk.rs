@@ -17,6 +17,8 @@ pub struct Bulk {
     /// When the last byte arrived at the receiver.
     pub end: Option<Time>,
     pub finished: bool,
+    /// A connection aborted after too many timeouts.
+    pub aborted: bool,
 }
 
 impl Bulk {
@@ -30,6 +32,7 @@ impl Bulk {
             end: None,
             // An unbounded flow never finishes: the run's duration ends it.
             finished: false,
+            aborted: false,
         }
     }
 

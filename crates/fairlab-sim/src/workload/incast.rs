@@ -49,6 +49,8 @@ pub struct Incast {
     done: usize,
     pub records: Vec<RoundRecord>,
     pub finished: bool,
+    /// A connection aborted after too many timeouts.
+    pub aborted: bool,
     /// Timeouts counted before the current round (kept by the simulator).
     pub timeouts_mark: u64,
     /// Records whose timeouts the simulator has filled in.
@@ -89,6 +91,7 @@ impl Incast {
             done: 0,
             records: Vec::new(),
             finished: false,
+            aborted: false,
             timeouts_mark: 0,
             records_accounted: 0,
         }

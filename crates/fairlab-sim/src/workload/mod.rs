@@ -99,6 +99,26 @@ impl Workload {
             Workload::Bulk(w) => w.on_delivered(passive, bytes, now),
         }
     }
+    /// A connection of this workload gave up: the workload cannot finish,
+    /// so it stops (and no longer holds the run open).
+    pub fn on_aborted(&mut self, _index: u32) {
+        match self {
+            Workload::Incast(w) => {
+                w.aborted = true;
+                w.finished = true;
+            }
+            Workload::Bulk(w) => {
+                w.aborted = true;
+                w.finished = true;
+            }
+        }
+    }
+    pub fn aborted(&self) -> bool {
+        match self {
+            Workload::Incast(w) => w.aborted,
+            Workload::Bulk(w) => w.aborted,
+        }
+    }
     pub fn on_wakeup(&mut self, token: u32, now: Time, acts: &mut Vec<AppAction>) {
         if let Workload::Incast(w) = self {
             w.on_wakeup(token, now, acts)

@@ -78,6 +78,16 @@ pub struct TcpConfig {
     /// RFC 7661 (4.1): grow cwnd only while the window limits sending.
     pub cwnd_validation: bool,
     pub cc: CcKind,
+    /// RFC 2018 SACK option and RFC 6675 loss recovery.
+    pub sack: bool,
+    /// RFC 3168 ECN: data packets are ECN-capable and CE marks are echoed.
+    pub ecn: bool,
+    /// Each timeout fires at RTO * (1 + U(0, 0.5)) (Vasudevan et al.,
+    /// SIGCOMM 2009), to desynchronize retransmissions at large fan-in.
+    pub randomize_rto: bool,
+    /// Consecutive timeouts after which the connection aborts (Linux's
+    /// tcp_retries2 = 15).
+    pub max_retransmits: u32,
 }
 
 /// Named default sets a scenario starts from.
@@ -86,25 +96,27 @@ pub enum Profile {
     /// Textbook TCP as the incast simulations ran it: NewReno, initial window
     /// per RFC 3390, min RTO 200 ms on a 1 ms jiffy clock, delayed ACKs off.
     Rfc,
-    /// A Linux host of the incast era: delayed ACKs on with the 40 ms minimum
-    /// timer (TCP_DELACK_MIN), HZ=250, initial window 10 (RFC 6928).
+    /// A Linux host: delayed ACKs on with the 40 ms minimum timer
+    /// (TCP_DELACK_MIN), HZ=250, initial window 10 (RFC 6928), CUBIC, SACK.
     Linux,
+    /// A tuned data-center host: the Linux profile with a 1 ms min RTO on
+    /// microsecond timers and delayed ACKs off.
+    Datacenter,
 }
 
 impl Profile {
+    pub const ALL: [Profile; 3] = [Profile::Rfc, Profile::Linux, Profile::Datacenter];
+
     pub fn name(&self) -> &'static str {
         match self {
             Profile::Rfc => "rfc",
             Profile::Linux => "linux",
+            Profile::Datacenter => "datacenter",
         }
     }
 
     pub fn parse(s: &str) -> Option<Profile> {
-        match s {
-            "rfc" => Some(Profile::Rfc),
-            "linux" => Some(Profile::Linux),
-            _ => None,
-        }
+        Profile::ALL.into_iter().find(|p| p.name() == s)
     }
 
     pub fn config(&self) -> TcpConfig {
@@ -133,6 +145,10 @@ impl Profile {
                 // Textbook (and ns-2) TCP grows cwnd on every ACK.
                 cwnd_validation: false,
                 cc: CcKind::NewReno,
+                sack: false,
+                ecn: false,
+                randomize_rto: false,
+                max_retransmits: 15,
             },
             Profile::Linux => TcpConfig {
                 initial_window: 10,
@@ -144,7 +160,18 @@ impl Profile {
                 max_rto: Time::from_secs(120),
                 // Linux grows cwnd only when it limits sending (tcp_is_cwnd_limited).
                 cwnd_validation: true,
+                cc: CcKind::Cubic,
+                sack: true,
                 ..Profile::Rfc.config()
+            },
+            Profile::Datacenter => TcpConfig {
+                min_rto: Time::from_ms(1),
+                clock: TimerClock {
+                    tick: Time::from_us(1),
+                },
+                granularity: Time::from_us(1),
+                delayed_ack: false,
+                ..Profile::Linux.config()
             },
         }
     }

@@ -13,7 +13,8 @@ pub mod cc;
 pub mod config;
 mod reassembly;
 pub mod rto;
+mod sack;
 mod socket;
 
 pub use config::{Profile, TcpConfig, TimerClock};
-pub use socket::{SegmentOutcome, TcpSocket, TcpState, TcpStats};
+pub use socket::{SegmentOutcome, TcpSocket, TcpState, TcpStats, TraceRow};

@@ -11,6 +11,11 @@ impl Reassembly {
         self.ranges.is_empty()
     }
 
+    /// The held ranges, lowest first.
+    pub fn ranges(&self) -> &[(u64, u64)] {
+        &self.ranges
+    }
+
     /// Holds `[start, end)`, merging with neighbours.
     pub fn insert(&mut self, start: u64, end: u64) {
         let i = self.ranges.partition_point(|r| r.1 < start);

@@ -3,14 +3,20 @@
 //! The socket is a pure state machine. The simulator hands it segments and
 //! timer wake-ups and collects the segments it emits in a reusable outbox; it
 //! reads `next_deadline()` afterwards to (re)schedule the single wake-up the
-//! socket needs. This keeps it testable on its own: the tests below drive a
-//! socket through scripted losses without a network.
+//! socket needs. This keeps it testable on its own: the tests drive a socket
+//! through scripted losses without a network.
+//!
+//! Loss recovery is one of three, chosen from the configuration: SACK
+//! (RFC 6675) when `sack` is on, else Reno (RFC 5681 (3.2)) for the `reno`
+//! algorithm, else NewReno (RFC 6582).
 
-use super::cc::{Cc, CongestionControl, Window};
+use super::cc::{AckEvent, Cc, CcKind, CongestionControl, Window};
 use super::config::TcpConfig;
 use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
-use crate::net::{flags, NodeId, Packet};
+use super::sack::Scoreboard;
+use crate::engine::Rng;
+use crate::net::{flags, NodeId, Packet, MAX_SACK_BLOCKS, NO_TS};
 use crate::units::Time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,6 +26,15 @@ pub enum TcpState {
     SynSent,
     SynReceived,
     Established,
+    /// Gave up after `max_retransmits` consecutive timeouts.
+    Aborted,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Recovery {
+    Reno,
+    NewReno,
+    Sack,
 }
 
 /// Per-endpoint counters (of what this endpoint sent).
@@ -29,23 +44,39 @@ pub struct TcpStats {
     pub segments_sent: u64,
     /// Segments carrying payload.
     pub data_segments_sent: u64,
-    /// Data segments sent again (fast retransmit, partial ACK, or after a timeout).
+    /// Data segments sent again (fast retransmit, recovery, or after a timeout).
     pub retransmits: u64,
+    /// Loss recoveries entered on duplicate ACKs or SACK information.
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Window reductions on ECN-Echo.
+    pub ecn_reductions: u64,
     /// Payload bytes delivered in order to this endpoint's application.
     pub bytes_received: u64,
     /// Longest time spent with data outstanding and no ACK arriving.
     pub longest_silence: Time,
 }
 
-/// What a segment did that the application must hear about.
+/// What a segment (or timer) did that the application must hear about.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SegmentOutcome {
     /// In-order payload bytes delivered by this segment.
     pub delivered: u64,
     /// The connection became established with this segment.
     pub established: bool,
+}
+
+/// One point of a connection's trace: its state after a change.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TraceRow {
+    pub t: Time,
+    pub cwnd: u64,
+    pub ssthresh: u64,
+    pub srtt: Option<Time>,
+    pub rto: Time,
+    pub in_recovery: bool,
+    /// DCTCP's alpha (NaN for other algorithms).
+    pub alpha: f64,
 }
 
 #[derive(Clone, Debug)]
@@ -56,6 +87,7 @@ pub struct TcpSocket {
     remote: NodeId,
     passive: bool,
     state: TcpState,
+    recovery_kind: Recovery,
 
     // Send half (sequence numbers: SYN = 0, data from 1).
     snd_una: u64,
@@ -68,28 +100,55 @@ pub struct TcpSocket {
     cc: Cc,
     dupacks: u32,
     in_recovery: bool,
-    /// RFC 6582: one past the highest byte sent when recovery (or a timeout) began.
+    /// RFC 6582 `recover` / RFC 6675 RecoveryPoint: one past the highest
+    /// byte sent when recovery (or a timeout) began.
     recover: u64,
     first_partial_ack: bool,
-    /// The segment being timed for an RTT sample: (end sequence, send time).
+    /// RFC 6675 HighRxt: one past the highest byte retransmitted in recovery.
+    high_rxt: u64,
+    scoreboard: Scoreboard,
+    /// The segment being timed for the RFC 6298 estimator: (end sequence, send time).
     rtt_timing: Option<(u64, Time)>,
     rto: RtoEstimator,
     rto_deadline: Option<Time>,
+    consecutive_timeouts: u32,
+    min_rtt: Option<Time>,
     last_data_sent: Time,
     silence_since: Option<Time>,
+    /// RFC 3168 (6.1.2): no second reduction before this byte is acked.
+    ecn_recover: u64,
+    send_cwr: bool,
+    rng: Rng,
 
     // Receive half.
     rcv_nxt: u64,
     ooo: Reassembly,
+    /// The most recent out-of-order arrival, reported first (RFC 2018 (4)).
+    last_ooo: Option<(u64, u64)>,
     unacked_segments: u32,
     delack_deadline: Option<Time>,
+    /// RFC 7323 TS.Recent: timestamp to echo.
+    ts_recent: Time,
+    /// RFC 3168 receiver: ECE latched until CWR.
+    ece_latched: bool,
+    /// RFC 8257 (3.2) receiver: CE state of the last data segment.
+    ce_state: bool,
 
     pub stats: TcpStats,
+    /// State changes, recorded only when tracing is on.
+    pub trace: Option<Vec<TraceRow>>,
 }
 
 impl TcpSocket {
     pub fn new(cfg: TcpConfig, conn: u32, local: NodeId, remote: NodeId, passive: bool) -> Self {
         let mss = cfg.mss as u64;
+        let recovery_kind = if cfg.sack {
+            Recovery::Sack
+        } else if cfg.cc == CcKind::Reno {
+            Recovery::Reno
+        } else {
+            Recovery::NewReno
+        };
         TcpSocket {
             cfg,
             conn,
@@ -101,6 +160,7 @@ impl TcpSocket {
             } else {
                 TcpState::Closed
             },
+            recovery_kind,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -112,22 +172,44 @@ impl TcpSocket {
                 mss,
             },
             peer_wnd: cfg.receive_window.get(),
-            cc: Cc::new(cfg.cc),
+            cc: Cc::new(cfg.cc, mss),
             dupacks: 0,
             in_recovery: false,
             recover: 0,
             first_partial_ack: true,
+            high_rxt: 0,
+            scoreboard: Scoreboard::default(),
             rtt_timing: None,
             rto: RtoEstimator::new(&cfg),
             rto_deadline: None,
+            consecutive_timeouts: 0,
+            min_rtt: None,
             last_data_sent: Time::ZERO,
             silence_since: None,
+            ecn_recover: 0,
+            send_cwr: false,
+            rng: Rng::new(conn as u64 * 2 + passive as u64),
             rcv_nxt: 0,
             ooo: Reassembly::default(),
+            last_ooo: None,
             unacked_segments: 0,
             delack_deadline: None,
+            ts_recent: NO_TS,
+            ece_latched: false,
+            ce_state: false,
             stats: TcpStats::default(),
+            trace: None,
         }
+    }
+
+    /// Gives the socket its own random stream (randomized RTO).
+    pub fn set_rng(&mut self, rng: Rng) {
+        self.rng = rng;
+    }
+
+    /// Turns on the state trace.
+    pub fn enable_trace(&mut self) {
+        self.trace = Some(Vec::new());
     }
 
     /// (local, remote) nodes.
@@ -136,6 +218,9 @@ impl TcpSocket {
     }
     pub fn state(&self) -> TcpState {
         self.state
+    }
+    pub fn aborted(&self) -> bool {
+        self.state == TcpState::Aborted
     }
     pub fn config(&self) -> &TcpConfig {
         &self.cfg
@@ -149,6 +234,9 @@ impl TcpSocket {
     pub fn srtt(&self) -> Option<Time> {
         self.rto.srtt()
     }
+    pub fn min_rtt(&self) -> Option<Time> {
+        self.min_rtt
+    }
     pub fn rto(&self) -> Time {
         self.rto.current(&self.cfg)
     }
@@ -160,6 +248,9 @@ impl TcpSocket {
     }
     pub fn snd_nxt(&self) -> u64 {
         self.snd_nxt
+    }
+    pub fn dctcp_alpha(&self) -> f64 {
+        self.cc.dctcp_alpha()
     }
     /// Bytes written by the application and not yet acknowledged.
     pub fn unacked_bytes(&self) -> u64 {
@@ -191,18 +282,50 @@ impl TcpSocket {
         debug_assert_eq!(self.state, TcpState::Closed);
         self.state = TcpState::SynSent;
         self.send_syn(now, out);
+        self.trace_point(now);
     }
 
     /// The application writes `bytes` more to send.
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Packet>) {
         self.app_end += bytes;
         self.try_send(now, out);
+        self.trace_point(now);
     }
 
+    #[inline]
+    fn trace_point(&mut self, now: Time) {
+        if let Some(tr) = self.trace.as_mut() {
+            let row = TraceRow {
+                t: now,
+                cwnd: self.w.cwnd,
+                ssthresh: self.w.ssthresh,
+                srtt: self.rto.srtt(),
+                rto: self.rto.current(&self.cfg),
+                in_recovery: self.in_recovery,
+                alpha: self.cc.dctcp_alpha(),
+            };
+            let changed = tr.last().is_none_or(|l| {
+                l.cwnd != row.cwnd
+                    || l.ssthresh != row.ssthresh
+                    || l.srtt != row.srtt
+                    || l.rto != row.rto
+                    || l.in_recovery != row.in_recovery
+                    || (l.alpha.to_bits() != row.alpha.to_bits())
+            });
+            if changed {
+                tr.push(row);
+            }
+        }
+    }
+
+    /// A segment carrying our receive state: ACK number, echoed timestamp,
+    /// ECN echo and SACK blocks.
     fn packet(&self, seq: u64, payload: u32, fl: u8) -> Packet {
-        Packet {
+        let mut p = Packet {
             seq,
             ack: self.rcv_nxt,
+            ts: Time::ZERO,
+            ts_echo: self.ts_recent,
             conn: self.conn,
             src: self.local,
             dst: self.remote,
@@ -210,7 +333,52 @@ impl TcpSocket {
             wnd: self.cfg.receive_window.get().min(u32::MAX as u64) as u32,
             flags: fl,
             from_passive: self.passive,
+            sack_len: 0,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
+        };
+        if self.cfg.ecn && fl & flags::ACK != 0 {
+            let echo = if self.cfg.cc == CcKind::Dctcp {
+                self.ce_state
+            } else {
+                self.ece_latched
+            };
+            if echo {
+                p.flags |= flags::ECE;
+            }
         }
+        if self.cfg.sack && !self.ooo.is_empty() {
+            self.fill_sack(&mut p);
+        }
+        p
+    }
+
+    /// RFC 2018 (4): the block holding the most recent arrival first, then
+    /// the others from the highest down, up to three.
+    fn fill_sack(&self, p: &mut Packet) {
+        let base = self.rcv_nxt;
+        let mut n = 0usize;
+        let first = self.last_ooo.and_then(|(s, _)| {
+            self.ooo
+                .ranges()
+                .iter()
+                .find(|r| r.0 <= s && s < r.1)
+                .copied()
+        });
+        if let Some(r) = first {
+            p.sack[0] = ((r.0 - base) as u32, (r.1 - base) as u32);
+            n = 1;
+        }
+        for r in self.ooo.ranges().iter().rev() {
+            if n == MAX_SACK_BLOCKS {
+                break;
+            }
+            if Some(*r) == first {
+                continue;
+            }
+            p.sack[n] = ((r.0 - base) as u32, (r.1 - base) as u32);
+            n += 1;
+        }
+        p.sack_len = n as u8;
     }
 
     fn emit(&mut self, p: Packet, out: &mut Vec<Packet>) {
@@ -230,14 +398,11 @@ impl TcpSocket {
             flags::SYN
         };
         let retransmission = self.snd_max > 0;
-        if !retransmission {
-            self.rtt_timing = Some((1, now));
-        } else {
-            self.rtt_timing = None;
-        }
+        self.rtt_timing = if retransmission { None } else { Some((1, now)) };
         self.snd_nxt = 1;
         self.snd_max = 1;
-        let p = self.packet(0, 0, fl);
+        let mut p = self.packet(0, 0, fl);
+        p.ts = now;
         self.emit(p, out);
         self.arm_rto(now);
     }
@@ -247,9 +412,14 @@ impl TcpSocket {
         self.emit(p, out);
     }
 
+    /// RFC 6298 (5.1)/(5.6): (re)starts the retransmission timer.
     #[inline]
     fn arm_rto(&mut self, now: Time) {
-        self.rto_deadline = Some(self.cfg.clock.deadline(now, self.rto.current(&self.cfg)));
+        let mut d = self.rto.current(&self.cfg);
+        if self.cfg.randomize_rto {
+            d += Time(self.rng.below_inclusive(d.0 / 2));
+        }
+        self.rto_deadline = Some(self.cfg.clock.deadline(now, d));
     }
 
     fn send_data(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Packet>) {
@@ -272,13 +442,26 @@ impl TcpSocket {
             self.arm_rto(now);
         }
         self.last_data_sent = now;
-        let p = self.packet(seq, len as u32, flags::ACK);
+        let mut fl = flags::ACK;
+        if self.cfg.ecn {
+            fl |= flags::ECT;
+            if self.send_cwr && !retransmission {
+                fl |= flags::CWR;
+                self.send_cwr = false;
+            }
+        }
+        let mut p = self.packet(seq, len as u32, fl);
+        p.ts = now;
         self.emit(p, out);
     }
 
-    /// Sends what the windows allow.
+    /// Sends new data as the windows allow (outside SACK recovery).
     fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
         if self.state != TcpState::Established || self.snd_nxt >= self.app_end {
+            return;
+        }
+        if self.in_recovery && self.recovery_kind == Recovery::Sack {
+            self.sack_transmit(now, out);
             return;
         }
         // RFC 5681 (4.1): after an idle period longer than the RTO, restart
@@ -302,6 +485,8 @@ impl TcpSocket {
             if self.snd_nxt + len > self.snd_una + wnd {
                 break;
             }
+            // After a timeout, skip what the receiver has SACKed (RFC 6675
+            // keeps the scoreboard; see on_rto).
             self.send_data(now, self.snd_nxt, len, out);
             self.snd_nxt += len;
             self.snd_max = self.snd_max.max(self.snd_nxt);
@@ -318,12 +503,24 @@ impl TcpSocket {
 
     /// Handles an arriving segment.
     pub fn on_segment(&mut self, now: Time, seg: &Packet, out: &mut Vec<Packet>) -> SegmentOutcome {
+        let o = self.segment_arrives(now, seg, out);
+        self.trace_point(now);
+        o
+    }
+
+    fn segment_arrives(
+        &mut self,
+        now: Time,
+        seg: &Packet,
+        out: &mut Vec<Packet>,
+    ) -> SegmentOutcome {
         let mut outcome = SegmentOutcome::default();
         match self.state {
-            TcpState::Closed => return outcome,
+            TcpState::Closed | TcpState::Aborted => return outcome,
             TcpState::Listen => {
                 if seg.has(flags::SYN) {
                     self.rcv_nxt = seg.seq + 1;
+                    self.ts_recent = seg.ts;
                     self.peer_wnd = seg.wnd as u64;
                     self.state = TcpState::SynReceived;
                     self.send_syn(now, out);
@@ -333,6 +530,7 @@ impl TcpSocket {
             TcpState::SynSent => {
                 if seg.has(flags::SYN) && seg.has(flags::ACK) && seg.ack == 1 {
                     self.rcv_nxt = seg.seq + 1;
+                    self.ts_recent = seg.ts;
                     self.handshake_acked(now, seg);
                     outcome.established = true;
                     self.send_ack(out);
@@ -367,7 +565,7 @@ impl TcpSocket {
         }
         let mut ack_now = false;
         if seg.payload > 0 {
-            let (delivered, immediate) = self.receive(seg);
+            let (delivered, immediate) = self.receive(seg, out);
             outcome.delivered = delivered;
             ack_now = immediate;
         }
@@ -388,12 +586,35 @@ impl TcpSocket {
         if let Some((_, sent)) = self.rtt_timing.take() {
             let r = self.cfg.clock.measure(sent, now);
             self.rto.sample(r, &self.cfg);
+            self.min_rtt = Some(now - sent);
         }
         self.rto_deadline = None;
+        self.consecutive_timeouts = 0;
     }
 
     /// Receive half: returns (bytes delivered in order, ACK immediately).
-    fn receive(&mut self, seg: &Packet) -> (u64, bool) {
+    fn receive(&mut self, seg: &Packet, out: &mut Vec<Packet>) -> (u64, bool) {
+        let mut immediate = false;
+        if self.cfg.ecn {
+            let ce = seg.has(flags::CE);
+            if self.cfg.cc == CcKind::Dctcp {
+                // RFC 8257 (3.2): when the CE state flips with an ACK
+                // pending, first ACK what came before with the old state.
+                if ce != self.ce_state && self.unacked_segments > 0 {
+                    self.send_ack(out);
+                }
+                self.ce_state = ce;
+            } else {
+                // RFC 3168 (6.1.3): echo CE until the sender says CWR.
+                if seg.has(flags::CWR) {
+                    self.ece_latched = false;
+                }
+                if ce {
+                    self.ece_latched = true;
+                    immediate = true;
+                }
+            }
+        }
         let start = seg.seq;
         let end = seg.seq + seg.payload as u64;
         if end <= self.rcv_nxt {
@@ -404,14 +625,18 @@ impl TcpSocket {
             // RFC 5681 (4.2): an out-of-order segment is ACKed at once
             // (this is the duplicate ACK that drives fast retransmit).
             self.ooo.insert(start, end);
+            self.last_ooo = Some((start, end));
             return (0, true);
         }
         let before = self.rcv_nxt;
         let had_gap = !self.ooo.is_empty();
+        // RFC 7323 (4.3): echo the timestamp of the segment that advanced
+        // the window (for a repaired hole: the retransmission's).
+        self.ts_recent = seg.ts;
         self.rcv_nxt = self.ooo.advance(end);
         let delivered = self.rcv_nxt - before;
         self.stats.bytes_received += delivered;
-        if had_gap || !self.cfg.delayed_ack {
+        if had_gap || !self.cfg.delayed_ack || immediate {
             // RFC 5681 (4.2): ACK at once a segment that fills (part of) a gap.
             return (delivered, true);
         }
@@ -429,60 +654,30 @@ impl TcpSocket {
         }
         let window_changed = seg.wnd as u64 != self.peer_wnd;
         self.peer_wnd = seg.wnd as u64;
+        let ece = seg.has(flags::ECE);
+        if self.cfg.sack {
+            for (s, e) in seg.sack_blocks() {
+                if s >= ack.max(self.snd_una) && e <= self.snd_max {
+                    self.scoreboard.add(s, e);
+                }
+            }
+        }
+        // RFC 3168 (6.1.2): reduce once per window of data on ECN-Echo,
+        // unless a loss recovery already did; the ACK that carried ECE does
+        // not then grow the window.
+        let mut ecn_reduced = false;
+        if ece && !self.cc.handles_ecn() && !self.in_recovery && ack > self.ecn_recover {
+            ecn_reduced = true;
+            let flight = self.snd_max - self.snd_una;
+            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
+            self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+            self.ecn_recover = self.snd_max;
+            self.send_cwr = true;
+            self.stats.ecn_reductions += 1;
+        }
 
         if ack > self.snd_una {
-            let flight_before = self.snd_max - self.snd_una;
-            self.note_ack_arrival(now, ack);
-            let acked = ack - self.snd_una;
-            // RTT sample from the timed segment (Karn: none if retransmitted).
-            let mut rtt = None;
-            if let Some((end, sent)) = self.rtt_timing {
-                if ack >= end {
-                    let r = self.cfg.clock.measure(sent, now);
-                    self.rto.sample(r, &self.cfg);
-                    self.rtt_timing = None;
-                    rtt = Some(r);
-                }
-            }
-            self.snd_una = ack;
-            if self.snd_nxt < self.snd_una {
-                self.snd_nxt = self.snd_una;
-            }
-            if self.in_recovery {
-                if ack >= self.recover {
-                    // RFC 6582 (3.2) step 3: full acknowledgment ends recovery;
-                    // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
-                    let flight = self.snd_max - self.snd_una;
-                    self.w.cwnd = self.w.ssthresh.min(flight.max(self.w.mss) + self.w.mss);
-                    self.in_recovery = false;
-                } else {
-                    // RFC 6582 (3.2) step 5: partial acknowledgment. Retransmit
-                    // the first unacknowledged segment, deflate cwnd by the
-                    // amount acked, add back one SMSS if at least one was acked.
-                    self.retransmit_first(now, out);
-                    self.w.cwnd = self.w.cwnd.saturating_sub(acked);
-                    if acked >= self.w.mss {
-                        self.w.cwnd += self.w.mss;
-                    }
-                    self.w.cwnd = self.w.cwnd.max(self.w.mss);
-                    // Reset the timer on the first partial ACK only ("impatient").
-                    if self.first_partial_ack {
-                        self.first_partial_ack = false;
-                        self.arm_rto(now);
-                    }
-                }
-            } else if !self.cfg.cwnd_validation || self.cwnd_limited(flight_before) {
-                self.cc.on_ack(&mut self.w, acked, now, rtt);
-            }
-            self.dupacks = 0;
-            // RFC 6298 (5.2)/(5.3): stop the timer when all is acked, else
-            // restart it (during recovery only the first partial ACK restarts
-            // it, above).
-            if self.snd_una == self.snd_max {
-                self.rto_deadline = None;
-            } else if !self.in_recovery {
-                self.arm_rto(now);
-            }
+            self.new_ack(now, seg, ece, ecn_reduced, out);
             return;
         }
 
@@ -498,17 +693,143 @@ impl TcpSocket {
         }
         self.note_ack_arrival(now, ack);
         self.dupacks += 1;
+        match self.recovery_kind {
+            Recovery::Sack => self.sack_on_dupack(now, out),
+            Recovery::NewReno | Recovery::Reno => self.dupack_recovery(now, ack, out),
+        }
+    }
+
+    fn new_ack(
+        &mut self,
+        now: Time,
+        seg: &Packet,
+        ece: bool,
+        ecn_reduced: bool,
+        out: &mut Vec<Packet>,
+    ) {
+        let ack = seg.ack;
+        let flight_before = self.snd_max - self.snd_una;
+        self.note_ack_arrival(now, ack);
+        let acked = ack - self.snd_una;
+        // RFC 6298 estimator: the timed segment, on the timer's clock
+        // (Karn: none if it was retransmitted).
+        if let Some((end, sent)) = self.rtt_timing {
+            if ack >= end {
+                let r = self.cfg.clock.measure(sent, now);
+                self.rto.sample(r, &self.cfg);
+                self.rtt_timing = None;
+            }
+        }
+        // The congestion controller's exact RTT, from the echoed timestamp.
+        let rtt = (seg.ts_echo != NO_TS && seg.ts_echo <= now).then(|| now - seg.ts_echo);
+        if let Some(r) = rtt {
+            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+        }
+        self.snd_una = ack;
+        self.consecutive_timeouts = 0;
+        if self.snd_nxt < self.snd_una {
+            self.snd_nxt = self.snd_una;
+        }
+        self.scoreboard.advance(ack);
+        if self.high_rxt < ack {
+            self.high_rxt = ack;
+        }
+        if self.in_recovery {
+            match self.recovery_kind {
+                Recovery::Reno => {
+                    // RFC 5681 (3.2) step 6: the first ACK of new data ends
+                    // recovery, whatever else is still missing.
+                    self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+                    self.in_recovery = false;
+                }
+                Recovery::NewReno if ack >= self.recover => {
+                    // RFC 6582 (3.2) step 3: full acknowledgment ends recovery;
+                    // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+                    let flight = self.snd_max - self.snd_una;
+                    self.w.cwnd = self.w.ssthresh.min(flight.max(self.w.mss) + self.w.mss);
+                    self.in_recovery = false;
+                }
+                Recovery::NewReno => {
+                    // RFC 6582 (3.2) step 5: partial acknowledgment. Retransmit
+                    // the first unacknowledged segment, deflate cwnd by the
+                    // amount acked, add back one SMSS if at least one was acked.
+                    self.retransmit_first(now, out);
+                    self.w.cwnd = self.w.cwnd.saturating_sub(acked);
+                    if acked >= self.w.mss {
+                        self.w.cwnd += self.w.mss;
+                    }
+                    self.w.cwnd = self.w.cwnd.max(self.w.mss);
+                    // Reset the timer on the first partial ACK only ("impatient").
+                    if self.first_partial_ack {
+                        self.first_partial_ack = false;
+                        self.arm_rto(now);
+                    }
+                }
+                Recovery::Sack if ack >= self.recover => {
+                    // RFC 6675 (5): recovery ends when RecoveryPoint is
+                    // acknowledged; RFC 5681 (3.2) step 6: cwnd = ssthresh.
+                    self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+                    self.in_recovery = false;
+                }
+                Recovery::Sack => {}
+            }
+        } else if ecn_reduced {
+            // RFC 3168 (6.1.2): no increase on the ACK that carried ECE.
+        } else if !self.cfg.cwnd_validation || self.cwnd_limited(flight_before) {
+            let ev = AckEvent {
+                now,
+                acked,
+                flight: flight_before,
+                rtt,
+                min_rtt: self.min_rtt,
+                ece,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            };
+            self.cc.on_ack(&mut self.w, &ev);
+        } else if ece && self.cc.handles_ecn() {
+            // DCTCP must see every ECE even when it will not grow the window.
+            let ev = AckEvent {
+                now,
+                acked,
+                flight: flight_before,
+                rtt,
+                min_rtt: self.min_rtt,
+                ece,
+                snd_una: self.snd_una,
+                snd_nxt: self.snd_nxt,
+            };
+            let cwnd = self.w.cwnd;
+            self.cc.on_ack(&mut self.w, &ev);
+            self.w.cwnd = self.w.cwnd.min(cwnd);
+        }
+        self.dupacks = 0;
+        // RFC 6298 (5.2)/(5.3): stop the timer when all is acked, else
+        // restart it (during NewReno recovery only the first partial ACK
+        // restarts it, above).
+        if self.snd_una == self.snd_max {
+            self.rto_deadline = None;
+        } else if !(self.in_recovery && self.recovery_kind == Recovery::NewReno) {
+            self.arm_rto(now);
+        }
+        if self.in_recovery && self.recovery_kind == Recovery::Sack {
+            self.sack_transmit(now, out);
+        }
+    }
+
+    /// Reno and NewReno on a duplicate ACK.
+    fn dupack_recovery(&mut self, now: Time, ack: u64, out: &mut Vec<Packet>) {
         let mss = self.w.mss;
         if self.in_recovery {
-            // RFC 6582 (3.2) step 4 / RFC 5681 (3.2) step 4: inflate by one SMSS
-            // per further duplicate ACK, and send if the window allows.
+            // RFC 5681 (3.2) step 4: inflate by one SMSS per further
+            // duplicate ACK, and send if the window allows.
             self.w.cwnd += mss;
             self.try_send(now, out);
         } else if self.dupacks == self.cfg.dupack_threshold {
-            // RFC 6582 (3.2) step 2: enter fast retransmit only if this ACK
-            // covers more than `recover` (so not for losses of a window that a
-            // timeout already handled).
-            if ack > self.recover {
+            // RFC 6582 (3.2) step 2: NewReno enters fast retransmit only if
+            // this ACK covers more than `recover` (not for losses of a window
+            // a timeout already handled). Reno has no such guard.
+            if self.recovery_kind == Recovery::Reno || ack > self.recover {
                 let flight = self.snd_max - self.snd_una;
                 self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
                 self.recover = self.snd_max;
@@ -519,6 +840,103 @@ impl TcpSocket {
                 // RFC 5681 (3.2) step 3: cwnd = ssthresh + 3*SMSS.
                 self.w.cwnd = self.w.ssthresh + self.cfg.dupack_threshold as u64 * mss;
             }
+        }
+    }
+
+    /// RFC 6675 (5): a duplicate ACK with SACK.
+    fn sack_on_dupack(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.in_recovery {
+            self.sack_transmit(now, out);
+            return;
+        }
+        let mss = self.w.mss;
+        let thresh = self.cfg.dupack_threshold;
+        let lost = self.dupacks >= thresh || self.scoreboard.is_lost(self.snd_una, thresh, mss);
+        // As in NewReno, no new recovery for losses of a window that a
+        // previous recovery or timeout already handled.
+        if !lost || self.snd_una <= self.recover {
+            return;
+        }
+        // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = reduced.
+        let flight = self.snd_max - self.snd_una;
+        self.recover = self.snd_max;
+        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
+        self.w.cwnd = self.w.ssthresh.max(mss);
+        self.in_recovery = true;
+        self.stats.fast_retransmits += 1;
+        // (4.3) Retransmit the first segment presumed dropped, regardless of cwnd.
+        let end = self
+            .scoreboard
+            .next_hole(self.snd_una, self.snd_max)
+            .map_or(self.snd_una + mss, |(_, e)| e);
+        let len = (end - self.snd_una).min(mss).max(1);
+        self.send_data(now, self.snd_una, len, out);
+        self.high_rxt = self.snd_una + len;
+        // (4.4) Then send what the pipe allows.
+        self.sack_transmit(now, out);
+    }
+
+    /// RFC 6675 (3) SetPipe, in bytes: un-SACKed bytes not presumed lost,
+    /// plus those retransmitted.
+    fn pipe(&self) -> u64 {
+        let una = self.snd_una;
+        let max = self.snd_max;
+        let mss = self.w.mss;
+        let lb = self
+            .scoreboard
+            .lost_boundary(una, self.cfg.dupack_threshold, mss)
+            .min(max);
+        let sacked_in = |lo: u64, hi: u64| -> u64 {
+            self.scoreboard
+                .ranges()
+                .iter()
+                .map(|&(s, e)| e.min(hi).saturating_sub(s.max(lo)))
+                .sum()
+        };
+        let unsacked = (max - una) - sacked_in(una, max);
+        let lost = (lb - una) - sacked_in(una, lb);
+        let rxt_hi = self.high_rxt.clamp(una, max);
+        let retransmitted = (rxt_hi - una) - sacked_in(una, rxt_hi);
+        unsacked - lost + retransmitted
+    }
+
+    /// RFC 6675 (4) NextSeg, repeated while cwnd - pipe >= 1 SMSS.
+    fn sack_transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mss = self.w.mss;
+        let thresh = self.cfg.dupack_threshold;
+        loop {
+            if self.w.cwnd < self.pipe() + mss {
+                break;
+            }
+            let from = self.high_rxt.max(self.snd_una);
+            // Rule 1: the first lost, un-SACKed, not yet retransmitted byte.
+            let lb = self.scoreboard.lost_boundary(self.snd_una, thresh, mss);
+            if let Some((s, e)) = self.scoreboard.next_hole(from, lb.min(self.snd_max)) {
+                let len = (e - s).min(mss);
+                self.send_data(now, s, len, out);
+                self.high_rxt = s + len;
+                continue;
+            }
+            // Rule 2: new data, if the receiver's window allows.
+            if self.snd_nxt < self.app_end {
+                let len = (self.app_end - self.snd_nxt).min(mss);
+                if self.snd_nxt + len <= self.snd_una + self.peer_wnd {
+                    self.send_data(now, self.snd_nxt, len, out);
+                    self.snd_nxt += len;
+                    self.snd_max = self.snd_max.max(self.snd_nxt);
+                    continue;
+                }
+            }
+            // Rule 3: an un-SACKed byte above HighRxt not yet presumed lost.
+            if let Some((s, e)) = self.scoreboard.next_hole(from, self.snd_max) {
+                if self.scoreboard.sacked_above(s) > 0 {
+                    let len = (e - s).min(mss);
+                    self.send_data(now, s, len, out);
+                    self.high_rxt = s + len;
+                    continue;
+                }
+            }
+            break;
         }
     }
 
@@ -557,10 +975,25 @@ impl TcpSocket {
             self.rto_deadline = None;
             self.on_rto(now, out);
         }
+        self.trace_point(now);
+    }
+
+    /// Gives up: the connection is dead (counted as aborted by the simulator).
+    fn abort(&mut self) {
+        self.state = TcpState::Aborted;
+        self.rto_deadline = None;
+        self.delack_deadline = None;
+        self.silence_since = None;
     }
 
     /// RFC 6298 (5.4)-(5.6) and RFC 5681 (3.1) on a retransmission timeout.
     fn on_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.consecutive_timeouts += 1;
+        if self.consecutive_timeouts > self.cfg.max_retransmits {
+            self.stats.timeouts += 1;
+            self.abort();
+            return;
+        }
         match self.state {
             TcpState::SynSent | TcpState::SynReceived => {
                 self.stats.timeouts += 1;
@@ -574,12 +1007,16 @@ impl TcpSocket {
         self.stats.timeouts += 1;
         let flight = self.snd_max - self.snd_una;
         // RFC 5681 (3.1) eq. (4), then the loss window of one segment.
-        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
+        self.w.ssthresh = self.cc.ssthresh_after_timeout(&self.w, flight, now);
         self.w.cwnd = self.w.mss;
         // RFC 6582 (3.2) step 1 after a timeout: remember the highest byte sent.
         self.recover = self.snd_max;
         self.in_recovery = false;
         self.dupacks = 0;
+        // RFC 2018 (8): after a timeout the receiver may have reneged, so
+        // SACK information no longer decides what to retransmit.
+        self.scoreboard.clear();
+        self.high_rxt = self.snd_una;
         // RFC 6298 (5.5): back off; Karn: no sample from what is retransmitted.
         self.rto.back_off(&self.cfg);
         self.rtt_timing = None;

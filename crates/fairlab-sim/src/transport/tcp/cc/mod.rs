@@ -2,36 +2,68 @@
 //! wrapped in the [`Cc`] enum so the ACK path has no trait objects.
 //!
 //! The socket owns `cwnd` and `ssthresh` and the loss-recovery state machine
-//! (RFC 5681 / RFC 6582); an algorithm decides how the window grows on ACKs
-//! and how far it falls on a loss.
+//! (Reno / NewReno per RFC 5681 and RFC 6582, or SACK per RFC 6675); an
+//! algorithm decides how the window grows on ACKs and how far it falls on a
+//! loss, a timeout or an ECN echo.
 
+mod bic;
+mod cubic;
+mod dctcp;
 mod newreno;
+mod vegas;
 
+pub use bic::Bic;
+pub use cubic::Cubic;
+pub use dctcp::Dctcp;
 pub use newreno::NewReno;
+pub use vegas::Vegas;
 
 use crate::units::Time;
 
 /// Which algorithm a connection runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CcKind {
+    /// RFC 5681 window growth with Reno loss recovery (no partial-ACK handling).
+    Reno,
+    /// RFC 5681 window growth with RFC 6582 loss recovery.
     NewReno,
+    /// RFC 9438.
+    Cubic,
+    /// Xu, Harfoush, Rhee, INFOCOM 2004.
+    Bic,
+    /// Brakmo and Peterson, IEEE JSAC 1995.
+    Vegas,
+    /// RFC 8257.
+    Dctcp,
 }
 
 impl CcKind {
+    pub const ALL: [CcKind; 6] = [
+        CcKind::Reno,
+        CcKind::NewReno,
+        CcKind::Cubic,
+        CcKind::Bic,
+        CcKind::Vegas,
+        CcKind::Dctcp,
+    ];
+
     pub fn name(&self) -> &'static str {
         match self {
+            CcKind::Reno => "reno",
             CcKind::NewReno => "newreno",
+            CcKind::Cubic => "cubic",
+            CcKind::Bic => "bic",
+            CcKind::Vegas => "vegas",
+            CcKind::Dctcp => "dctcp",
         }
     }
+
     pub fn parse(s: &str) -> Option<CcKind> {
-        match s {
-            "newreno" => Some(CcKind::NewReno),
-            _ => None,
-        }
+        CcKind::ALL.into_iter().find(|k| k.name() == s)
     }
 }
 
-/// The window state an algorithm acts on.
+/// The window state an algorithm acts on (bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Window {
     pub cwnd: u64,
@@ -39,37 +71,138 @@ pub struct Window {
     pub mss: u64,
 }
 
-pub trait CongestionControl {
-    /// New data acknowledged outside loss recovery.
-    fn on_ack(&mut self, w: &mut Window, bytes_acked: u64, now: Time, rtt: Option<Time>);
-    /// The new ssthresh when a loss is detected with `flight` bytes outstanding.
-    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, now: Time) -> u64;
+impl Window {
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
 }
 
+/// What one acknowledgment of new data tells the algorithm.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AckEvent {
+    pub now: Time,
+    /// Bytes newly acknowledged by the cumulative ACK.
+    pub acked: u64,
+    /// Bytes that were in flight when the ACK arrived.
+    pub flight: u64,
+    /// Exact RTT measured on this ACK (echoed send time; not quantized by
+    /// the timer clock), when the ACK acknowledges a segment sent once.
+    pub rtt: Option<Time>,
+    /// Smallest exact RTT seen on the connection.
+    pub min_rtt: Option<Time>,
+    /// The ACK carried ECN-Echo.
+    pub ece: bool,
+    /// snd_una after this ACK, and snd_nxt: for per-window bookkeeping.
+    pub snd_una: u64,
+    pub snd_nxt: u64,
+}
+
+pub trait CongestionControl {
+    /// New data acknowledged outside loss recovery.
+    fn on_ack(&mut self, w: &mut Window, ack: &AckEvent);
+
+    /// The new ssthresh when duplicate ACKs (or SACK) reveal a loss with
+    /// `flight` bytes outstanding. The socket then enters fast recovery.
+    fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, now: Time) -> u64;
+
+    /// The new ssthresh after a retransmission timeout (the socket then sets
+    /// cwnd to one segment). By default, as for a loss.
+    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time) -> u64 {
+        self.ssthresh_after_loss(w, flight, now)
+    }
+
+    /// Whether the algorithm reacts to ECN-Echo itself in `on_ack` (DCTCP).
+    /// Otherwise the socket treats ECE as a loss once per window, RFC 3168 (6.1.2).
+    fn handles_ecn(&self) -> bool {
+        false
+    }
+}
+
+/// The algorithm of one connection, dispatched without trait objects.
 #[derive(Clone, Debug)]
 pub enum Cc {
     NewReno(NewReno),
+    Cubic(Cubic),
+    Bic(Bic),
+    Vegas(Vegas),
+    Dctcp(Dctcp),
 }
 
 impl Cc {
-    pub fn new(kind: CcKind) -> Cc {
+    /// Reno and NewReno grow the window alike; they differ in loss recovery,
+    /// which the socket runs.
+    pub fn new(kind: CcKind, mss: u64) -> Cc {
         match kind {
-            CcKind::NewReno => Cc::NewReno(NewReno),
+            CcKind::Reno | CcKind::NewReno => Cc::NewReno(NewReno),
+            CcKind::Cubic => Cc::Cubic(Cubic::new(mss)),
+            CcKind::Bic => Cc::Bic(Bic::new(mss)),
+            CcKind::Vegas => Cc::Vegas(Vegas::new(mss)),
+            CcKind::Dctcp => Cc::Dctcp(Dctcp::new(mss)),
         }
     }
+
+    /// DCTCP's alpha, for traces (NaN for others).
+    pub fn dctcp_alpha(&self) -> f64 {
+        match self {
+            Cc::Dctcp(d) => d.alpha(),
+            _ => f64::NAN,
+        }
+    }
+}
+
+macro_rules! dispatch {
+    ($self:ident, $c:ident => $e:expr) => {
+        match $self {
+            Cc::NewReno($c) => $e,
+            Cc::Cubic($c) => $e,
+            Cc::Bic($c) => $e,
+            Cc::Vegas($c) => $e,
+            Cc::Dctcp($c) => $e,
+        }
+    };
 }
 
 impl CongestionControl for Cc {
     #[inline]
-    fn on_ack(&mut self, w: &mut Window, bytes_acked: u64, now: Time, rtt: Option<Time>) {
-        match self {
-            Cc::NewReno(c) => c.on_ack(w, bytes_acked, now, rtt),
-        }
+    fn on_ack(&mut self, w: &mut Window, ack: &AckEvent) {
+        dispatch!(self, c => c.on_ack(w, ack))
     }
     #[inline]
     fn ssthresh_after_loss(&mut self, w: &Window, flight: u64, now: Time) -> u64 {
-        match self {
-            Cc::NewReno(c) => c.ssthresh_after_loss(w, flight, now),
+        dispatch!(self, c => c.ssthresh_after_loss(w, flight, now))
+    }
+    #[inline]
+    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time) -> u64 {
+        dispatch!(self, c => c.ssthresh_after_timeout(w, flight, now))
+    }
+    #[inline]
+    fn handles_ecn(&self) -> bool {
+        dispatch!(self, c => c.handles_ecn())
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// An ACK of one full segment at `now` with an exact RTT sample.
+    pub fn ack(
+        now: Time,
+        mss: u64,
+        flight: u64,
+        rtt: Time,
+        snd_una: u64,
+        snd_nxt: u64,
+    ) -> AckEvent {
+        AckEvent {
+            now,
+            acked: mss,
+            flight,
+            rtt: Some(rtt),
+            min_rtt: Some(rtt),
+            ece: false,
+            snd_una,
+            snd_nxt,
         }
     }
 }

@@ -1,14 +1,15 @@
 //! Reno/NewReno window growth, RFC 5681. (The NewReno part, partial-ACK
 //! handling in fast recovery, RFC 6582, lives in the socket's recovery code.)
 
-use super::{CongestionControl, Window};
+use super::{AckEvent, CongestionControl, Window};
 use crate::units::Time;
 
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NewReno;
 
 impl CongestionControl for NewReno {
-    fn on_ack(&mut self, w: &mut Window, bytes_acked: u64, _now: Time, _rtt: Option<Time>) {
+    fn on_ack(&mut self, w: &mut Window, ack: &AckEvent) {
+        let bytes_acked = ack.acked;
         if w.cwnd < w.ssthresh {
             // RFC 5681 (3.1) eq. (2): slow start, cwnd += min(N, SMSS).
             w.cwnd += bytes_acked.min(w.mss);
@@ -29,6 +30,13 @@ impl CongestionControl for NewReno {
 mod tests {
     use super::*;
 
+    fn acked(n: u64) -> AckEvent {
+        AckEvent {
+            acked: n,
+            ..crate::transport::tcp::cc::testing::ack(Time::ZERO, 1460, 0, Time::ZERO, 0, 0)
+        }
+    }
+
     #[test]
     fn slow_start_grows_one_mss_per_ack_then_linear() {
         let mut w = Window {
@@ -37,12 +45,12 @@ mod tests {
             mss: 1460,
         };
         let mut c = NewReno;
-        c.on_ack(&mut w, 1460, Time::ZERO, None);
+        c.on_ack(&mut w, &acked(1460));
         assert_eq!(w.cwnd, 4380);
         // ABC limit: a stretch ACK of 3 segments still adds one SMSS.
-        c.on_ack(&mut w, 4380, Time::ZERO, None);
+        c.on_ack(&mut w, &acked(4380));
         assert_eq!(w.cwnd, 5840);
-        c.on_ack(&mut w, 1460, Time::ZERO, None);
+        c.on_ack(&mut w, &acked(1460));
         assert_eq!(w.cwnd, 5840 + 1460 * 1460 / 5840);
     }
 

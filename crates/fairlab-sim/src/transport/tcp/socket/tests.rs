@@ -24,13 +24,13 @@ fn from_peer(seq: u64, ack: u64, payload: u32, fl: u8) -> Packet {
     Packet {
         seq,
         ack,
-        conn: 0,
         src: 1,
         dst: 0,
         payload,
-        wnd: 6 << 20,
+        wnd: 64 << 10,
         flags: fl,
         from_passive: true,
+        ..Packet::blank()
     }
 }
 
@@ -301,4 +301,191 @@ fn dupacks_after_a_timeout_do_not_start_a_second_recovery() {
         s.on_segment(d + Time::from_us(50), &ack(1), &mut out);
     }
     assert_eq!(s.stats.fast_retransmits, 0);
+}
+
+fn ack_sack(n: u64, blocks: &[(u64, u64)]) -> Packet {
+    let mut p = ack(n);
+    for (i, &(s, e)) in blocks.iter().enumerate() {
+        p.sack[i] = ((s - n) as u32, (e - n) as u32);
+    }
+    p.sack_len = blocks.len() as u8;
+    p
+}
+
+#[test]
+fn reno_leaves_recovery_on_a_partial_ack() {
+    let c = TcpConfig {
+        cc: crate::transport::tcp::cc::CcKind::Reno,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 10, &mut out);
+    out.clear();
+    let t = Time::from_us(200);
+    // Segments 0 and 3 lost, as in the NewReno test.
+    for _ in 0..3 {
+        s.on_segment(t, &ack(seg(0)), &mut out);
+    }
+    assert!(s.in_recovery());
+    out.clear();
+    s.on_segment(Time::from_us(300), &ack(seg(3)), &mut out);
+    // RFC 5681 (3.2) step 6: out of recovery with cwnd = ssthresh, and no
+    // retransmission of segment 3: it needs three new duplicates or a timeout.
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd(), 5 * MSS);
+    assert!(!data_seqs(&out).contains(&seg(3)));
+}
+
+#[test]
+fn sack_recovery_repairs_several_holes_in_one_round_trip() {
+    let c = TcpConfig {
+        sack: true,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 10, &mut out);
+    out.clear();
+    let t = Time::from_us(200);
+    // Segments 0, 2 and 4 lost; 1, 3, 5.. arrive and are SACKed.
+    s.on_segment(t, &ack_sack(seg(0), &[(seg(1), seg(2))]), &mut out);
+    s.on_segment(
+        t,
+        &ack_sack(seg(0), &[(seg(3), seg(4)), (seg(1), seg(2))]),
+        &mut out,
+    );
+    assert!(!s.in_recovery());
+    s.on_segment(
+        t,
+        &ack_sack(
+            seg(0),
+            &[(seg(5), seg(6)), (seg(3), seg(4)), (seg(1), seg(2))],
+        ),
+        &mut out,
+    );
+    assert!(
+        s.in_recovery(),
+        "three SACKed segments above the hole: IsLost"
+    );
+    assert_eq!(s.ssthresh(), 5 * MSS);
+    // 0 is retransmitted at once; 2 is presumed lost too (3 segments SACKed
+    // above it) and goes out as soon as the pipe allows.
+    for i in 6..10 {
+        s.on_segment(
+            t,
+            &ack_sack(
+                seg(0),
+                &[(seg(5), seg(i + 1)), (seg(3), seg(4)), (seg(1), seg(2))],
+            ),
+            &mut out,
+        );
+    }
+    let rtx = data_seqs(&out);
+    assert!(rtx.contains(&seg(0)) && rtx.contains(&seg(2)), "{rtx:?}");
+    assert_eq!(s.stats.fast_retransmits, 1);
+    assert_eq!(s.stats.timeouts, 0);
+}
+
+#[test]
+fn ecn_echo_halves_cwnd_once_per_window_and_sets_cwr() {
+    let c = TcpConfig { ecn: true, ..cfg() };
+    let mut out = Vec::new();
+    let mut s = established(c, 20, &mut out);
+    assert!(out.iter().all(|p| p.has(flags::ECT)));
+    out.clear();
+    let mut e = ack(seg(1));
+    e.flags |= flags::ECE;
+    s.on_segment(Time::from_us(200), &e, &mut out);
+    // ssthresh = FlightSize / 2 = 5 segments; cwnd = ssthresh.
+    assert_eq!(s.cwnd(), 5 * MSS);
+    assert_eq!(s.stats.ecn_reductions, 1);
+    let mut e2 = ack(seg(2));
+    e2.flags |= flags::ECE;
+    s.on_segment(Time::from_us(210), &e2, &mut out);
+    assert_eq!(s.stats.ecn_reductions, 1, "at most once per window");
+    // Once the flight falls below cwnd, new data goes out.
+    s.on_segment(Time::from_us(220), &ack(seg(6)), &mut out);
+    let cwr: Vec<bool> = out
+        .iter()
+        .filter(|p| p.payload > 0)
+        .map(|p| p.has(flags::CWR))
+        .collect();
+    assert_eq!(cwr.first(), Some(&true), "the next new segment carries CWR");
+}
+
+#[test]
+fn randomized_rto_stays_within_one_and_a_half_rto() {
+    let c = TcpConfig {
+        randomize_rto: true,
+        ..cfg()
+    };
+    let mut seen = std::collections::BTreeSet::new();
+    for seed in 0..20 {
+        let mut out = Vec::new();
+        let mut s = TcpSocket::new(c, 0, 0, 1, false);
+        s.set_rng(crate::engine::Rng::new(seed));
+        s.connect(Time::ZERO, &mut out);
+        s.on_segment(
+            Time::from_us(100),
+            &from_peer(0, 1, 0, flags::SYN | flags::ACK),
+            &mut out,
+        );
+        s.write(Time::from_us(100), MSS, &mut out);
+        let wait = s.next_deadline().unwrap() - Time::from_us(100);
+        assert!(
+            wait >= Time::from_ms(200) && wait <= Time::from_ms(300),
+            "{wait:?}"
+        );
+        seen.insert(wait);
+    }
+    assert!(seen.len() > 10, "the draws differ");
+}
+
+#[test]
+fn connection_aborts_after_max_retransmits_consecutive_timeouts() {
+    let c = TcpConfig {
+        max_retransmits: 3,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 1, &mut out);
+    for _ in 0..4 {
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+    }
+    assert!(s.aborted());
+    assert_eq!(s.next_deadline(), None);
+}
+
+#[test]
+fn receiver_echoes_timestamp_and_reports_sack_blocks_most_recent_first() {
+    let c = TcpConfig {
+        sack: true,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut r = TcpSocket::new(c, 0, 0, 1, true);
+    let syn = Packet {
+        from_passive: false,
+        ..from_peer(0, 0, 0, flags::SYN)
+    };
+    r.on_segment(Time::ZERO, &syn, &mut out);
+    r.on_segment(
+        Time::from_us(100),
+        &from_peer(1, 1, 0, flags::ACK),
+        &mut out,
+    );
+    out.clear();
+    let data = |i: u64, ts: u64| Packet {
+        ts: Time::from_us(ts),
+        ..from_peer(seg(i), 1, MSS as u32, flags::ACK)
+    };
+    r.on_segment(Time::from_us(200), &data(0, 150), &mut out);
+    assert_eq!(out.last().unwrap().ts_echo, Time::from_us(150));
+    r.on_segment(Time::from_us(210), &data(2, 160), &mut out);
+    r.on_segment(Time::from_us(220), &data(5, 170), &mut out);
+    let last = out.last().unwrap();
+    let blocks: Vec<(u64, u64)> = last.sack_blocks().collect();
+    assert_eq!(blocks, vec![(seg(5), seg(6)), (seg(2), seg(3))]);
+    // Out-of-order arrivals do not move the echoed timestamp.
+    assert_eq!(last.ts_echo, Time::from_us(150));
 }

@@ -1,0 +1,133 @@
+//! The TCP family on the networks the source documents use: each algorithm
+//! fills a link alone, shares it fairly with its own kind, and shows its
+//! character (Vegas's small standing queue against CUBIC's bufferbloat,
+//! DCTCP's answer to incast, and how Reno, NewReno and SACK recover).
+
+use fairlab_sim::metrics::{Column, RunResult};
+use fairlab_sim::Scenario;
+
+const ALGOS: [&str; 6] = ["reno", "newreno", "cubic", "bic", "vegas", "dctcp"];
+
+/// `flows` bulk flows on a 100 Mb/s dumbbell with a 1 ms RTT (1 Gb/s access
+/// links, 50 us each way; 400 us each way on the bottleneck) and a drop-tail
+/// bottleneck buffer of `buffer`.
+fn dumbbell(algo: &str, flows: usize, buffer: &str, duration: &str, extra_tcp: &str) -> Scenario {
+    let mut t = format!(
+        r#"
+duration = "{duration}"
+[topology]
+kind = "dumbbell"
+left = {flows}
+right = {flows}
+rate = "1Gbps"
+delay = "50us"
+bottleneck_rate = "100Mbps"
+bottleneck_delay = "400us"
+[queue]
+limit = "{buffer}"
+{ecn}
+[tcp]
+cc = "{algo}"
+{extra_tcp}
+"#,
+        ecn = if algo == "dctcp" {
+            "ecn_threshold = \"5pkt\""
+        } else {
+            ""
+        }
+    );
+    for i in 0..flows {
+        t.push_str(&format!(
+            "[[workload]]\nkind = \"bulk\"\nsrc = \"l{i}\"\ndst = \"r{i}\"\nstart = \"{}ms\"\n",
+            i
+        ));
+    }
+    Scenario::from_toml_str(&t).unwrap()
+}
+
+fn strs(r: &RunResult, table: &str, col: &str) -> Vec<String> {
+    match r.table(table).column(col) {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no column {col}"),
+    }
+}
+
+/// Bytes the bottleneck (swL -> swR) sent, as a fraction of its capacity
+/// over `[from_s, end]`... measured over the whole run here.
+fn bottleneck_utilization(r: &RunResult, seconds: f64) -> f64 {
+    let nodes = strs(r, "ports", "node");
+    let peers = strs(r, "ports", "peer");
+    let i = (0..nodes.len())
+        .find(|&i| nodes[i] == "swL" && peers[i] == "swR")
+        .unwrap();
+    let bytes = r.table("ports").i64s("deq_bytes")[i] as f64;
+    bytes * 8.0 / (100e6 * seconds)
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    s * s / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+}
+
+#[test]
+fn every_algorithm_alone_fills_a_one_bdp_buffered_link() {
+    // BDP = 100 Mb/s x 1 ms = 12.5 kB: 9 packets of 1500 B, rounded up.
+    for algo in ALGOS {
+        let r = fairlab_sim::run(&dumbbell(algo, 1, "9pkt", "20s", ""), None).unwrap();
+        let u = bottleneck_utilization(&r, 20.0);
+        assert!(u >= 0.95, "{algo}: utilization {u:.3}");
+    }
+}
+
+/// Ten flows share the link fairly once the buffer lets every flow hold a
+/// window of a few packets: 25 packets (about 3 BDP) for the loss-based
+/// algorithms and DCTCP; Vegas holds alpha to beta = 2 to 4 packets queued
+/// per flow, so ten Vegas flows need about 40 (50 here). With a one-BDP
+/// buffer (9 packets) each flow's share is under two packets of window, every
+/// loss is a timeout, and CUBIC, Vegas and DCTCP fall below 0.9 (see
+/// docs/tcp-family.md): the small-buffer starvation regime of the HCF study.
+#[test]
+fn ten_flows_of_one_algorithm_share_fairly() {
+    for algo in ALGOS {
+        let buffer = if algo == "vegas" { "50pkt" } else { "25pkt" };
+        let r = fairlab_sim::run(&dumbbell(algo, 10, buffer, "30s", ""), None).unwrap();
+        let g = r.table("flows").f64s("goodput_bps").to_vec();
+        let j = jain(&g);
+        assert!(j > 0.9, "{algo}: Jain {j:.3} over {g:?}");
+    }
+}
+
+#[test]
+fn vegas_keeps_a_small_queue_where_cubic_fills_a_deep_buffer() {
+    let big_window = "receive_window = \"16MiB\"";
+    let vegas =
+        fairlab_sim::run(&dumbbell("vegas", 1, "1000pkt", "10s", big_window), None).unwrap();
+    let cubic =
+        fairlab_sim::run(&dumbbell("cubic", 1, "1000pkt", "10s", big_window), None).unwrap();
+    let max_pkts = |r: &RunResult| {
+        let nodes = strs(r, "ports", "node");
+        let peers = strs(r, "ports", "peer");
+        let i = (0..nodes.len())
+            .find(|&i| nodes[i] == "swL" && peers[i] == "swR")
+            .unwrap();
+        r.table("ports").i64s("max_pkts")[i]
+    };
+    let final_cwnd = |r: &RunResult| r.table("flows").i64s("final_cwnd_bytes")[0] / 1460;
+    // Vegas: alpha = 2 to beta = 4 packets queued in steady state (slow start
+    // may briefly queue more).
+    assert!(
+        final_cwnd(&vegas) < 8 + 10,
+        "vegas cwnd {}",
+        final_cwnd(&vegas)
+    );
+    assert!(
+        max_pkts(&cubic) > 500,
+        "cubic max queue {}",
+        max_pkts(&cubic)
+    );
+    assert!(
+        final_cwnd(&cubic) > 300,
+        "cubic cwnd {}",
+        final_cwnd(&cubic)
+    );
+}
