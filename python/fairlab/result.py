@@ -81,12 +81,14 @@ class Result:
             )
         sw = self.ports[self.ports["node_kind"] == "switch"]
         if len(sw):
-            lines.append("switch ports (node -> peer: limit, max occupancy, drops):")
+            lines.append(
+                "switch ports (node -> peer: limit, mean and max queue, drops, ECN marks):"
+            )
             for _, p in sw.iterrows():
                 lines.append(
-                    f"  {p['node']} -> {p['peer']}: {p['limit']}, max {p['max_bytes']} B "
-                    f"({p['max_pkts']} pkts), dropped {p['drop_pkts']} of "
-                    f"{p['enq_pkts'] + p['drop_pkts']}"
+                    f"  {p['node']} -> {p['peer']}: {p['limit']}, mean {p['avg_pkts']:.1f} pkts, "
+                    f"max {p['max_pkts']} pkts ({p['max_bytes']} B), dropped {p['drop_pkts']} of "
+                    f"{p['enq_pkts'] + p['drop_pkts']}, marked {p['mark_pkts']}"
                 )
         f = self.flows
         if len(f):
@@ -94,6 +96,9 @@ class Result:
                 f"flows: {len(f)}; goodput Mb/s min {f['goodput_bps'].min() / 1e6:.1f} "
                 f"median {f['goodput_bps'].median() / 1e6:.1f} "
                 f"max {f['goodput_bps'].max() / 1e6:.1f}; "
+                f"final cwnd (segments of 1460 B) median "
+                f"{(f['final_cwnd_bytes'] / 1460).median():.1f} max "
+                f"{(f['final_cwnd_bytes'] / 1460).max():.1f}; "
                 f"timeouts {int(f['timeouts'].sum())}; longest silence "
                 f"{f['longest_silence_s'].max() * 1e3:.3f} ms"
             )

@@ -54,6 +54,8 @@ PORT_COLUMNS = [
     "max_bytes",
     "max_pkts",
     "mark_pkts",
+    "avg_pkts",
+    "avg_bytes",
 ]
 
 
@@ -130,3 +132,49 @@ def test_bulk_dumbbell_has_nan_incast_goodput():
     assert math.isnan(res.summary["incast_goodput_bps"])
     assert (res.flows["kind"] == "bulk").all()
     assert res.summary["sim_end_s"] == pytest.approx(0.02)
+
+
+def test_every_algorithm_runs_and_names_itself():
+    for cc in ["reno", "newreno", "cubic", "bic", "vegas", "dctcp"]:
+        sc = scenarios.dumbbell(2, duration="20ms", tcp=cc, sack=cc == "cubic")
+        res = fairlab.simulate(sc)
+        want = cc + ("+sack" if cc == "cubic" else "")
+        assert (res.flows["cc"] == want).all()
+        assert res.flows["bytes_delivered"].min() > 0
+
+
+def test_profiles_fill_their_defaults():
+    linux = fairlab.simulate(scenarios.incast(2, rounds=2, profile="linux"))
+    assert linux.summary["profile"] == "linux"
+    assert linux.flows["cc"].iloc[0] == "cubic+sack"
+    dc = fairlab.simulate(scenarios.incast(2, rounds=2, profile="datacenter", min_rto="1ms"))
+    assert dc.summary["profile"] == "datacenter"
+
+
+def test_trace_is_off_by_default_and_records_changes_when_on():
+    sc = scenarios.dumbbell(1, duration="20ms", tcp="dctcp", ecn_threshold="5pkt")
+    assert fairlab.simulate(sc).trace.empty
+    sc["metrics"] = {"trace": True}
+    tr = fairlab.simulate(sc).trace
+    assert list(tr.columns) == [
+        "flow_id",
+        "t_s",
+        "cwnd_bytes",
+        "ssthresh_bytes",
+        "srtt_s",
+        "rto_s",
+        "in_recovery",
+        "dctcp_alpha",
+    ]
+    assert tr["dctcp_alpha"].between(0, 1).all() and tr["t_s"].is_monotonic_increasing
+
+
+def test_unknown_algorithm_is_a_clear_error():
+    sc = scenarios.incast(2, rounds=1)
+    sc["tcp"]["cc"] = "hybla"
+    with pytest.raises(fairlab.ScenarioError, match=r"^tcp\.cc: .*hybla.*reno, newreno, cubic"):
+        fairlab.simulate(sc)
+    sc["tcp"]["cc"] = "dctcp"
+    sc["tcp"]["ecn"] = False
+    with pytest.raises(fairlab.ScenarioError, match=r"^tcp\.ecn:"):
+        fairlab.simulate(sc)

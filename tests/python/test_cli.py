@@ -109,3 +109,35 @@ def test_bench_quick_reports_rates():
     assert p.returncode == 0, p.stderr
     df = pd.read_csv(io.StringIO(p.stdout))
     assert (df["packet_hops_per_s"] > 0).all()
+
+
+def test_incast_tcp_and_sack_options_keep_the_csv_columns(capsys):
+    args = ["incast", "--servers", "8", "--rounds", "3", "--min-rto", "200ms", "--format", "csv"]
+    assert main([*args, "--tcp", "dctcp", "--jobs", "1"]) == 0
+    dctcp = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert main([*args, "--tcp", "reno", "--sack", "on", "--jobs", "1"]) == 0
+    reno = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    for df in (dctcp, reno):
+        for col in ["servers", "min_rto", "goodput_mbps", "timeouts"]:
+            assert col in df.columns
+    assert dctcp["tcp"].iloc[0] == "dctcp" and reno["sack"].iloc[0] == "on"
+    assert dctcp["goodput_mbps"].iloc[0] > 800
+
+
+def test_trace_command_plots_one_flow(tmp_path):
+    f = tmp_path / "two.toml"
+    f.write_text(
+        'duration = "30ms"\n[topology]\nkind = "dumbbell"\nleft = 2\nright = 2\n'
+        'rate = "1Gbps"\ndelay = "10us"\nbottleneck_rate = "100Mbps"\n'
+        'bottleneck_delay = "200us"\n[queue]\nlimit = "10pkt"\n[tcp]\ncc = "cubic"\n'
+        '[[workload]]\nkind = "bulk"\nsrc = "l0"\ndst = "r0"\n'
+        '[[workload]]\nkind = "bulk"\nsrc = "l1"\ndst = "r1"\n'
+    )
+    png, csv = tmp_path / "t.png", tmp_path / "t.csv"
+    p = run_cli("trace", str(f), "--flow", "1", "--plot", str(png), "--csv", str(csv))
+    assert p.returncode == 0, p.stderr
+    assert "flow 1: l1 -> r1 (cubic)" in p.stdout and "profile rfc" in p.stdout
+    assert png.read_bytes()[:4] == b"\x89PNG"
+    tr = pd.read_csv(csv)
+    assert (tr["flow_id"] == 1).all() and len(tr) > 10
+    assert tr["cwnd_bytes"].max() > tr["cwnd_bytes"].min()

@@ -97,6 +97,43 @@ fn ten_flows_of_one_algorithm_share_fairly() {
     }
 }
 
+/// DCTCP with marking at a quarter of the buffer keeps incast goodput where
+/// NewReno with a 200 ms min RTO collapses.
+#[test]
+fn dctcp_keeps_incast_goodput_where_newreno_collapses() {
+    let incast = |cc: &str, ecn: &str| {
+        let hosts: Vec<String> = std::iter::once("\"client\"".to_string())
+            .chain((1..=8).map(|i| format!("\"s{i}\"")))
+            .collect();
+        let t = format!(
+            r#"
+[topology]
+kind = "star"
+hosts = [{}]
+rate = "1Gbps"
+delay = "25us"
+[queue]
+limit = "64KiB"
+{ecn}
+[tcp]
+cc = "{cc}"
+[[workload]]
+kind = "incast"
+client = "client"
+sru = "256KiB"
+rounds = 20
+"#,
+            hosts.join(",")
+        );
+        let r = fairlab_sim::run(&Scenario::from_toml_str(&t).unwrap(), None).unwrap();
+        r.float("incast_goodput_bps")
+    };
+    let newreno = incast("newreno", "");
+    let dctcp = incast("dctcp", "ecn_threshold = \"16KiB\"");
+    assert!(newreno < 300e6, "newreno {newreno}");
+    assert!(dctcp > 850e6, "dctcp {dctcp}");
+}
+
 #[test]
 fn vegas_keeps_a_small_queue_where_cubic_fills_a_deep_buffer() {
     let big_window = "receive_window = \"16MiB\"";

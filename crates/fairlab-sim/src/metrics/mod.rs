@@ -6,6 +6,7 @@ mod table;
 pub use table::{Column, Fnv64, Table};
 
 use crate::net::NodeKind;
+use crate::queue::QueueDiscipline;
 use crate::sim::Simulation;
 use crate::workload::Workload;
 
@@ -226,6 +227,20 @@ pub fn collect(sim: &Simulation) -> RunResult {
                 c.push(v as i64);
             }
         }
+        // Time-averaged occupancy over the run (the standing queue).
+        let span = end.0.max(1) as f64;
+        let mut avg_pkts = Vec::new();
+        let mut avg_bytes = Vec::new();
+        for p in &net.ports {
+            let mut st = p.stats;
+            st.integrate(
+                end.max(st.last_change),
+                p.queue.packets() as u64,
+                p.queue.bytes(),
+            );
+            avg_pkts.push(st.area_pkts as f64 / span);
+            avg_bytes.push(st.area_bytes as f64 / span);
+        }
         ports
             .push("node", Column::Str(node))
             .push("peer", Column::Str(peer))
@@ -245,6 +260,9 @@ pub fn collect(sim: &Simulation) -> RunResult {
         for (n, c) in names.iter().zip(cols) {
             ports.push(n, Column::I64(c));
         }
+        ports
+            .push("avg_pkts", Column::F64(avg_pkts))
+            .push("avg_bytes", Column::F64(avg_bytes));
     }
 
     // Time series.

@@ -18,6 +18,23 @@ pub struct PortStats {
     /// Largest queue occupancy seen (the packet on the wire is not counted).
     pub max_bytes: u64,
     pub max_pkts: u64,
+    /// Occupancy integrated over time (packet-picoseconds, byte-picoseconds),
+    /// for the time-averaged (standing) queue.
+    pub area_pkts: u128,
+    pub area_bytes: u128,
+    /// When the occupancy last changed.
+    pub last_change: crate::units::Time,
+}
+
+impl PortStats {
+    /// Accounts the occupancy held since the last change, up to `now`.
+    #[inline]
+    pub fn integrate(&mut self, now: crate::units::Time, pkts: u64, bytes: u64) {
+        let dt = (now.0 - self.last_change.0) as u128;
+        self.area_pkts += pkts as u128 * dt;
+        self.area_bytes += bytes as u128 * dt;
+        self.last_change = now;
+    }
 }
 
 #[derive(Clone, Debug)]

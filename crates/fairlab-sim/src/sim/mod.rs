@@ -303,9 +303,11 @@ impl Simulation {
         if port.busy {
             return;
         }
+        let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
         let Some(pkt) = port.queue.dequeue(now) else {
             return;
         };
+        port.stats.integrate(now, held_pkts, held_bytes);
         let size = pkt.size();
         port.busy = true;
         port.stats.deq_pkts += 1;
@@ -326,8 +328,10 @@ impl Simulation {
         let port = &mut self.net.ports[p as usize];
         let size = pkt.size().get();
         let data = pkt.is_data();
+        let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
         match port.queue.enqueue(pkt, now) {
             Ok(()) => {
+                port.stats.integrate(now, held_pkts, held_bytes);
                 port.stats.enq_pkts += 1;
                 port.stats.enq_bytes += size;
                 let b = port.queue.bytes();
