@@ -91,6 +91,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
                     },
                 ),
                 Workload::Bulk(b) => ("bulk", b.end),
+                Workload::Udp(_) => unreachable!("UDP flows have no connection"),
             };
             kind.push(k.to_string());
             ccs.push(s_cc_name(c));
@@ -200,7 +201,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
     let mut ports = Table::new();
     {
         let (mut node, mut peer, mut nk, mut lim) = (vec![], vec![], vec![], vec![]);
-        let mut cols: [Vec<i64>; 9] = Default::default();
+        let mut cols: [Vec<i64>; 10] = Default::default();
         for p in &net.ports {
             node.push(name(p.node));
             peer.push(name(p.peer));
@@ -223,6 +224,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
                 s.max_bytes,
                 s.max_pkts,
                 p.queue.marks(),
+                s.reordered,
             ]) {
                 c.push(v as i64);
             }
@@ -256,6 +258,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
             "max_bytes",
             "max_pkts",
             "mark_pkts",
+            "reordered_pkts",
         ];
         for (n, c) in names.iter().zip(cols) {
             ports.push(n, Column::I64(c));
@@ -360,6 +363,22 @@ pub fn collect(sim: &Simulation) -> RunResult {
     } else {
         f64::NAN
     };
+    let (mut udp_sent, mut udp_delivered) = (0i64, 0i64);
+    for w in &sim.workloads {
+        if let Workload::Udp(u) = w {
+            udp_sent += u.sent as i64;
+            udp_delivered += u.delivered as i64;
+        }
+    }
+    let hcf_bits = net
+        .ports
+        .iter()
+        .filter_map(|p| match &p.queue {
+            crate::queue::Queue::Hcf(h) => Some(h.memory_bits() as i64),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
     let summary = vec![
         ("seed".into(), Value::Int(sim.seed as i64)),
         ("profile".into(), Value::Str(sim.profile.to_string())),
@@ -378,6 +397,9 @@ pub fn collect(sim: &Simulation) -> RunResult {
         ("rounds_completed".into(), Value::Int(rounds_completed)),
         ("incast_goodput_bps".into(), Value::Float(incast_goodput)),
         ("total_timeouts".into(), Value::Int(total_timeouts as i64)),
+        ("udp_sent".into(), Value::Int(udp_sent)),
+        ("udp_delivered".into(), Value::Int(udp_delivered)),
+        ("hcf_memory_bits".into(), Value::Int(hcf_bits)),
         ("digest".into(), Value::Str(format!("{:016x}", h.finish()))),
     ];
     RunResult { summary, tables }

@@ -25,6 +25,8 @@ pub mod flags {
     pub const ECE: u8 = 1 << 5;
     /// Congestion Window Reduced, RFC 3168 (6.1.2): the sender reacted.
     pub const CWR: u8 = 1 << 6;
+    /// A UDP datagram (no TCP state; `conn` is its flow's id).
+    pub const UDP: u8 = 1 << 7;
 }
 
 /// Up to three SACK blocks (RFC 2018 allows three beside timestamps), as
@@ -59,12 +61,18 @@ pub struct Packet {
     pub sack_len: u8,
     /// SACK blocks as (start - ack, end - ack).
     pub sack: [(u32, u32); MAX_SACK_BLOCKS],
+    /// Arrival order at the switch port it waits in (reordering checks).
+    pub stamp: u64,
 }
 
 impl Packet {
     /// Bytes on the wire: IP packet size.
     #[inline]
     pub fn size(&self) -> Bytes {
+        // A UDP datagram's `payload` is its whole IP packet size.
+        if self.flags & flags::UDP != 0 {
+            return Bytes(self.payload as u64);
+        }
         Bytes((self.payload + TCP_IP_HEADER) as u64)
     }
     #[inline]
@@ -97,6 +105,17 @@ impl Packet {
             from_passive: false,
             sack_len: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
+            stamp: 0,
+        }
+    }
+    /// The flow this packet belongs to, one id per direction of a TCP
+    /// connection and per UDP flow (see `Simulation::flow_key`).
+    #[inline]
+    pub fn flow_key(&self) -> usize {
+        if self.has(flags::UDP) {
+            self.conn as usize
+        } else {
+            self.conn as usize * 2 + self.from_passive as usize
         }
     }
 }

@@ -24,6 +24,8 @@ pub struct PortStats {
     pub area_bytes: u128,
     /// When the occupancy last changed.
     pub last_change: crate::units::Time,
+    /// Packets that left before a packet of their flow that arrived earlier.
+    pub reordered: u64,
 }
 
 impl PortStats {
@@ -48,6 +50,11 @@ pub struct Port {
     /// A packet is being serialized.
     pub busy: bool,
     pub stats: PortStats,
+    /// Packets that have arrived, for arrival stamps.
+    pub arrivals: u64,
+    /// Per flow key: the arrival stamp of its last packet to leave (empty:
+    /// not tracked, as on host NICs).
+    pub last_departed: Vec<u64>,
 }
 
 impl Port {
@@ -60,6 +67,8 @@ impl Port {
             queue,
             busy: false,
             stats: PortStats::default(),
+            arrivals: 0,
+            last_departed: Vec::new(),
         }
     }
 }

@@ -3,8 +3,10 @@
 //! dynamic dispatch.
 
 mod droptail;
+mod hcf;
 
 pub use droptail::DropTail;
+pub use hcf::{Hcf, HcfConfig, Period};
 
 use crate::net::Packet;
 use crate::units::{Bytes, Time};
@@ -86,18 +88,21 @@ pub trait QueueDiscipline {
 #[derive(Clone, Debug)]
 pub enum Queue {
     DropTail(DropTail),
+    Hcf(Hcf),
 }
 
 impl Queue {
     pub fn limit_label(&self) -> String {
         match self {
             Queue::DropTail(q) => q.limit().to_string(),
+            Queue::Hcf(q) => format!("hcf({}+{})", q.config().hp_limit, q.config().lp_limit),
         }
     }
     /// Packets marked CE so far.
     pub fn marks(&self) -> u64 {
         match self {
             Queue::DropTail(q) => q.marks(),
+            Queue::Hcf(_) => 0,
         }
     }
 }
@@ -107,29 +112,34 @@ impl QueueDiscipline for Queue {
     fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
         match self {
             Queue::DropTail(q) => q.enqueue(pkt, now),
+            Queue::Hcf(q) => q.enqueue(pkt, now),
         }
     }
     #[inline]
     fn dequeue(&mut self, now: Time) -> Option<Packet> {
         match self {
             Queue::DropTail(q) => q.dequeue(now),
+            Queue::Hcf(q) => q.dequeue(now),
         }
     }
     #[inline]
     fn bytes(&self) -> u64 {
         match self {
             Queue::DropTail(q) => q.bytes(),
+            Queue::Hcf(q) => q.bytes(),
         }
     }
     #[inline]
     fn packets(&self) -> usize {
         match self {
             Queue::DropTail(q) => q.packets(),
+            Queue::Hcf(q) => q.packets(),
         }
     }
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
         match self {
             Queue::DropTail(q) => q.for_each(f),
+            Queue::Hcf(q) => q.for_each(f),
         }
     }
 }

@@ -1,14 +1,17 @@
 //! Turns a validated scenario into a ready-to-run [`Simulation`].
 
-use super::{Scenario, ScenarioError, TopologyKind, WorkloadKind, DEFAULT_REQUEST, DEFAULT_ROUNDS};
+use super::{
+    Discipline, Scenario, ScenarioError, TopologyKind, WorkloadKind, DEFAULT_REQUEST,
+    DEFAULT_ROUNDS,
+};
 use crate::engine::Rng;
 use crate::net::topology::{self, LinkSpec};
 use crate::net::{Network, NodeId};
-use crate::queue::{BufferLimit, DropTail, Queue};
+use crate::queue::{BufferLimit, DropTail, Hcf, Queue};
 use crate::sim::{Conn, Series, Simulation};
 use crate::transport::tcp::TcpSocket;
 use crate::units::Time;
-use crate::workload::{Bulk, ConnApp, Incast, Workload};
+use crate::workload::{Arrivals, Bulk, ConnApp, Incast, Udp, Workload};
 
 fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
     match ecn {
@@ -21,6 +24,8 @@ fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
 const RNG_WORKLOAD: u64 = 1;
 const RNG_HOST: u64 = 2;
 const RNG_TCP: u64 = 3;
+const RNG_QUEUE: u64 = 4;
+const RNG_UDP: u64 = 5;
 
 /// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
@@ -32,7 +37,26 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     let sw_limit = sc.queue.limit;
     let sw_ecn = sc.queue.ecn_threshold;
     let nic_limit = sc.host.nic_queue;
-    let switch_q = || droptail(sw_limit, sw_ecn);
+    let packet = crate::units::Bytes((tcp.mss + crate::net::TCP_IP_HEADER) as u64);
+    // Each switch queue that draws random numbers (HCF's hash functions)
+    // gets its own stream, numbered in the order the builder creates ports.
+    let queue_no = std::cell::Cell::new(0u64);
+    let make_queue = |disc: Discipline, limit: BufferLimit, ecn: Option<BufferLimit>| -> Queue {
+        let n = queue_no.get();
+        queue_no.set(n + 1);
+        match disc {
+            Discipline::Droptail => droptail(limit, ecn),
+            Discipline::Hcf => {
+                let cfg = sc
+                    .queue
+                    .hcf
+                    .config(limit, packet, "queue.hcf")
+                    .expect("validated");
+                Queue::Hcf(Hcf::new(cfg, Rng::stream(seed, &[RNG_QUEUE, n])))
+            }
+        }
+    };
+    let switch_q = || make_queue(sc.queue.discipline, sw_limit, sw_ecn);
     let host_q = || droptail(nic_limit, None);
     let access = LinkSpec {
         rate: t.rate.expect("validated"),
@@ -57,10 +81,11 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         let a = net.node_by_name(&p.node).expect("validated");
         let b = net.node_by_name(&p.peer).expect("validated");
         let port = net.port_toward(a, b).expect("validated");
-        if p.limit.is_some() || p.ecn_threshold.is_some() {
+        if p.limit.is_some() || p.ecn_threshold.is_some() || p.discipline.is_some() {
             let limit = p.limit.unwrap_or(sw_limit);
             let k = p.ecn_threshold.or(sw_ecn);
-            net.ports[port as usize].queue = droptail(limit, k);
+            let disc = p.discipline.unwrap_or(sc.queue.discipline);
+            net.ports[port as usize].queue = make_queue(disc, limit, k);
         }
     }
 
@@ -139,7 +164,41 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     w.size.map(|s| s.get()),
                 )));
             }
+            // UDP flows need the final connection count for their ids: below.
+            WorkloadKind::Udp => workloads.push(Workload::Udp(Udp::new(
+                id,
+                0,
+                0,
+                0,
+                w.rate.expect("validated"),
+                crate::units::Bytes(0),
+                Arrivals::Poisson,
+                start,
+                Rng::new(0),
+            ))),
         }
+    }
+    let mut udp_no = 0u32;
+    for (wi, w) in sc.workloads.iter().enumerate() {
+        if w.kind != WorkloadKind::Udp {
+            continue;
+        }
+        let arrivals = match w.arrivals.as_deref() {
+            Some("periodic") => Arrivals::Periodic,
+            _ => Arrivals::Poisson,
+        };
+        workloads[wi] = Workload::Udp(Udp::new(
+            wi as u32,
+            node(w.src.as_deref().expect("validated")),
+            node(w.dst.as_deref().expect("validated")),
+            2 * conns.len() as u32 + udp_no,
+            w.rate.expect("validated"),
+            w.packet_size.unwrap_or(crate::units::Bytes(1500)),
+            arrivals,
+            w.start.unwrap_or(Time::ZERO),
+            Rng::stream(seed, &[RNG_UDP, wi as u64]),
+        ));
+        udp_no += 1;
     }
     if sc.metrics.trace {
         for (i, c) in conns.iter_mut().enumerate() {
@@ -171,5 +230,6 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     if sc.host.send_jitter > Time::ZERO {
         sim.set_host_jitter(sc.host.send_jitter, seed, RNG_HOST);
     }
+    sim.index_flows();
     Ok(sim)
 }

@@ -189,6 +189,152 @@ pub struct TopologySpec {
 pub enum Discipline {
     #[default]
     Droptail,
+    /// Hashed Credits Fair (Shpiner and Keslassy); parameters in [queue.hcf].
+    Hcf,
+}
+
+fn default_bins() -> u32 {
+    20
+}
+fn default_c0() -> u32 {
+    1
+}
+fn default_hashes() -> u32 {
+    1
+}
+fn default_hp_share() -> f64 {
+    0.5
+}
+fn default_true() -> bool {
+    true
+}
+fn default_period() -> String {
+    "dynamic".into()
+}
+
+/// HCF parameters; defaults are the baseline of the HCF study (Section V-B).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct HcfSpec {
+    /// K credit bins (20 in the baseline: "a few dozen suffice").
+    #[serde(default = "default_bins")]
+    pub bins: u32,
+    /// c0 credits per bin per period (1: one bit per bin).
+    #[serde(default = "default_c0")]
+    pub c0: u32,
+    /// "dynamic" (the period ends when HP empties) or a fixed duration.
+    #[serde(default = "default_period")]
+    pub period: String,
+    /// kappa hash functions (Bloom counter with conservative update when > 1).
+    #[serde(default = "default_hashes")]
+    pub hashes: u32,
+    /// Share of the port's limit given to the HP queue (B/2 each by default).
+    #[serde(default = "default_hp_share")]
+    pub hp_share: f64,
+    /// Credits in bytes (c0 x 1500 B per bin) for variable-size packets.
+    #[serde(default)]
+    pub byte_credits: bool,
+    /// Swap HP and LP at each period (prevents reordering; off only to study it).
+    #[serde(default = "default_true")]
+    pub swap: bool,
+}
+
+impl Default for HcfSpec {
+    fn default() -> Self {
+        HcfSpec {
+            bins: default_bins(),
+            c0: default_c0(),
+            period: default_period(),
+            hashes: default_hashes(),
+            hp_share: default_hp_share(),
+            byte_credits: false,
+            swap: true,
+        }
+    }
+}
+
+impl HcfSpec {
+    /// The queue configuration for a port of `limit`, or the error.
+    pub fn config(
+        &self,
+        limit: BufferLimit,
+        packet: Bytes,
+        path: &str,
+    ) -> Result<crate::queue::HcfConfig, ScenarioError> {
+        use crate::queue::{HcfConfig, Period};
+        let err = |f: &str, m: String| ScenarioError::new(format!("{path}.{f}"), m);
+        if self.bins == 0 {
+            return Err(err(
+                "bins",
+                "0 is not allowed; expected at least 1 bin".into(),
+            ));
+        }
+        if self.c0 == 0 {
+            return Err(err(
+                "c0",
+                "0 is not allowed; expected at least 1 credit".into(),
+            ));
+        }
+        if self.hashes == 0 || self.hashes > self.bins {
+            return Err(err(
+                "hashes",
+                format!(
+                    "{} is not allowed; expected 1 to bins ({})",
+                    self.hashes, self.bins
+                ),
+            ));
+        }
+        if !(self.hp_share > 0.0 && self.hp_share < 1.0) {
+            return Err(err(
+                "hp_share",
+                format!(
+                    "{} is not allowed; expected a fraction strictly between 0 and 1",
+                    self.hp_share
+                ),
+            ));
+        }
+        let period = match self.period.as_str() {
+            "dynamic" => Period::Dynamic,
+            s => match Time::parse(s) {
+                Ok(t) if t > Time::ZERO => Period::Fixed(t),
+                _ => {
+                    return Err(err("period", format!("{s:?} is not a priority period; expected \"dynamic\" or a positive duration such as \"1ms\"")))
+                }
+            },
+        };
+        let (hp, lp) = match limit {
+            BufferLimit::Packets(n) => {
+                let h = ((n as f64) * self.hp_share).round() as u32;
+                (
+                    BufferLimit::Packets(h),
+                    BufferLimit::Packets(n.saturating_sub(h)),
+                )
+            }
+            BufferLimit::Bytes(b) => {
+                let h = ((b.get() as f64) * self.hp_share).round() as u64;
+                (
+                    BufferLimit::Bytes(Bytes(h)),
+                    BufferLimit::Bytes(Bytes(b.get() - h)),
+                )
+            }
+        };
+        if !hp.holds_one(packet) || !lp.holds_one(packet) {
+            return Err(ScenarioError::new(
+                format!("{path}.hp_share"),
+                format!("splitting {limit} into {hp} (HP) and {lp} (LP) leaves a queue smaller than one packet; expected each to hold at least {packet}"),
+            ));
+        }
+        Ok(HcfConfig {
+            hp_limit: hp,
+            lp_limit: lp,
+            bins: self.bins,
+            c0: self.c0,
+            period,
+            hashes: self.hashes,
+            byte_credits: self.byte_credits,
+            swap: self.swap,
+        })
+    }
 }
 
 /// Default queue of every switch output port.
@@ -205,6 +351,9 @@ pub struct QueueSpec {
     /// find the queue above K are marked CE. Off by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<BufferLimit>,
+    /// HCF parameters (used when discipline = "hcf").
+    #[serde(default)]
+    pub hcf: HcfSpec,
 }
 
 impl QueueSpec {
@@ -219,6 +368,7 @@ impl Default for QueueSpec {
             discipline: Discipline::Droptail,
             limit: QueueSpec::default_limit(),
             ecn_threshold: None,
+            hcf: HcfSpec::default(),
         }
     }
 }
@@ -528,6 +678,8 @@ pub enum WorkloadKind {
     Incast,
     /// A long-lived TCP flow.
     Bulk,
+    /// Constant-rate UDP datagrams (background load).
+    Udp,
 }
 
 /// One workload. One struct for every kind so that field paths stay exact;
@@ -569,6 +721,16 @@ pub struct WorkloadSpec {
     /// TCP settings of this workload's connections, over the scenario's [tcp].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSpec>,
+    // udp
+    /// Average rate of a UDP workload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<BitsPerSec>,
+    /// "periodic" or "poisson" (default) inter-arrivals.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<String>,
+    /// Datagram size on the wire (default 1500B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<Bytes>,
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
@@ -739,6 +901,11 @@ impl Scenario {
             ));
         }
         let mut unbounded = false;
+        if self.queue.discipline == Discipline::Hcf {
+            self.queue
+                .hcf
+                .config(self.queue.limit, packet, "queue.hcf")?;
+        }
         for (i, w) in self.workloads.iter().enumerate() {
             let at = |f: &str| format!("workload[{i}].{f}");
             if let Some(t) = &w.tcp {
@@ -772,6 +939,9 @@ impl Scenario {
                     forbid("src", w.src.is_some())?;
                     forbid("dst", w.dst.is_some())?;
                     forbid("size", w.size.is_some())?;
+                    forbid("rate", w.rate.is_some())?;
+                    forbid("arrivals", w.arrivals.is_some())?;
+                    forbid("packet_size", w.packet_size.is_some())?;
                     let client = host_field("client", &w.client)?;
                     let servers = self.incast_servers(w, &client);
                     if let Some(ServerList::Names(names)) = &w.servers {
@@ -828,6 +998,7 @@ impl Scenario {
                         ));
                     }
                 }
+                WorkloadKind::Udp => {}
                 WorkloadKind::Bulk => {
                     for (f, present) in [
                         ("client", w.client.is_some()),
@@ -837,6 +1008,9 @@ impl Scenario {
                         ("request", w.request.is_some()),
                         ("rounds", w.rounds.is_some()),
                         ("response_jitter", w.response_jitter.is_some()),
+                        ("rate", w.rate.is_some()),
+                        ("arrivals", w.arrivals.is_some()),
+                        ("packet_size", w.packet_size.is_some()),
                     ] {
                         forbid(f, present)?;
                     }
@@ -857,6 +1031,68 @@ impl Scenario {
                     }
                 }
             }
+        }
+        for (i, w) in self.workloads.iter().enumerate() {
+            if w.kind != WorkloadKind::Udp {
+                continue;
+            }
+            let at = |f: &str| format!("workload[{i}].{f}");
+            for (f, present) in [
+                ("client", w.client.is_some()),
+                ("servers", w.servers.is_some()),
+                ("sru", w.sru.is_some()),
+                ("block", w.block.is_some()),
+                ("request", w.request.is_some()),
+                ("rounds", w.rounds.is_some()),
+                ("response_jitter", w.response_jitter.is_some()),
+                ("size", w.size.is_some()),
+                ("tcp", w.tcp.is_some()),
+            ] {
+                if present {
+                    return Err(ScenarioError::new(at(f), "not a field of a udp workload"));
+                }
+            }
+            for (f, v) in [("src", &w.src), ("dst", &w.dst)] {
+                match v {
+                    None => {
+                        return Err(ScenarioError::new(
+                            at(f),
+                            "missing; a udp workload needs a host name here",
+                        ))
+                    }
+                    Some(n) if !is_host(n) => return Err(unknown_node(&at(f), n, &hosts, &[])),
+                    _ => {}
+                }
+            }
+            if w.src == w.dst {
+                return Err(ScenarioError::new(
+                    at("dst"),
+                    "the same host as src; expected another host",
+                ));
+            }
+            if w.rate.is_none() {
+                return Err(ScenarioError::new(
+                    at("rate"),
+                    "missing; a udp workload needs an average rate such as \"5Mbps\"",
+                ));
+            }
+            if let Some(a) = &w.arrivals {
+                if a != "poisson" && a != "periodic" {
+                    return Err(ScenarioError::new(
+                        at("arrivals"),
+                        format!("{a:?} is not allowed; expected \"poisson\" or \"periodic\""),
+                    ));
+                }
+            }
+            if let Some(sz) = w.packet_size {
+                if sz.get() < 28 || sz.get() > 65_535 {
+                    return Err(ScenarioError::new(
+                        at("packet_size"),
+                        format!("\"{sz}\" is out of range; expected 28B to 65535B"),
+                    ));
+                }
+            }
+            unbounded = true;
         }
         if unbounded && self.duration.is_none() {
             return Err(ScenarioError::new(
@@ -991,6 +1227,7 @@ fn kind_name(k: WorkloadKind) -> &'static str {
     match k {
         WorkloadKind::Incast => "incast",
         WorkloadKind::Bulk => "bulk",
+        WorkloadKind::Udp => "udp",
     }
 }
 

@@ -32,6 +32,8 @@ pub enum Event {
     Sample,
     /// A host hands a packet (in the slab) to its NIC after its processing jitter.
     HostTx(u32),
+    /// A UDP source sends its next datagram.
+    UdpSend { workload: u32 },
 }
 
 /// A TCP connection: both endpoints and the workload it serves.
@@ -146,6 +148,8 @@ pub struct Simulation {
     jitter: Time,
     host_rng: Vec<Rng>,
     host_release: Vec<Time>,
+    /// Workload of each UDP flow, by flow id - 2 x connections.
+    udp_of_flow: Vec<u32>,
 }
 
 impl Simulation {
@@ -170,6 +174,7 @@ impl Simulation {
             .filter(|w| match w {
                 Workload::Incast(_) => true,
                 Workload::Bulk(b) => b.bounded(),
+                Workload::Udp(_) => false,
             })
             .count();
         let workloads_len = workloads.len();
@@ -196,6 +201,7 @@ impl Simulation {
             jitter: Time::ZERO,
             host_rng: Vec::new(),
             host_release: Vec::new(),
+            udp_of_flow: Vec::new(),
         }
     }
 
@@ -209,6 +215,26 @@ impl Simulation {
             .map(|i| Rng::stream(seed, &[key, i]))
             .collect();
         self.host_release = vec![Time::ZERO; n];
+    }
+
+    /// Registers the UDP flows (their ids follow the TCP flow keys) and
+    /// turns on reordering checks at switch ports.
+    pub fn index_flows(&mut self) {
+        let base = 2 * self.conns.len();
+        let mut udp = Vec::new();
+        for (i, w) in self.workloads.iter().enumerate() {
+            if let Workload::Udp(u) = w {
+                debug_assert_eq!(u.flow as usize, base + udp.len());
+                udp.push(i as u32);
+            }
+        }
+        let keys = base + udp.len();
+        self.udp_of_flow = udp;
+        for p in &mut self.net.ports {
+            if self.net.nodes[p.node as usize].kind == NodeKind::Switch {
+                p.last_departed = vec![0; keys];
+            }
+        }
     }
 
     /// Simulated time at which the run ended.
@@ -276,6 +302,12 @@ impl Simulation {
                 }
             }
             Event::Timer { conn, side } => self.on_timer(conn, side as usize),
+            Event::Start { workload }
+                if matches!(self.workloads[workload as usize], Workload::Udp(_)) =>
+            {
+                self.udp_send(workload);
+            }
+            Event::UdpSend { workload } => self.udp_send(workload),
             Event::Start { workload } => {
                 let now = self.now();
                 self.workloads[workload as usize].start(now, &mut self.actions);
@@ -295,6 +327,17 @@ impl Simulation {
         }
     }
 
+    fn udp_send(&mut self, w: u32) {
+        let Workload::Udp(u) = &mut self.workloads[w as usize] else {
+            return;
+        };
+        let (pkt, gap) = u.emit();
+        let now = self.events.now();
+        self.events
+            .schedule(now + gap, Event::UdpSend { workload: w });
+        self.inject(pkt);
+    }
+
     /// Starts serializing the next queued packet if the wire is free.
     #[inline]
     fn start_tx(&mut self, p: PortId) {
@@ -308,6 +351,16 @@ impl Simulation {
             return;
         };
         port.stats.integrate(now, held_pkts, held_bytes);
+        if !port.last_departed.is_empty() {
+            // A packet that arrived before the last one of its flow to leave
+            // has been overtaken: it leaves out of order.
+            let k = pkt.flow_key();
+            if pkt.stamp < port.last_departed[k] {
+                port.stats.reordered += 1;
+            } else {
+                port.last_departed[k] = pkt.stamp;
+            }
+        }
         let size = pkt.size();
         port.busy = true;
         port.stats.deq_pkts += 1;
@@ -323,9 +376,11 @@ impl Simulation {
 
     /// Puts a packet into an output queue, counting it or its drop.
     #[inline]
-    fn enqueue(&mut self, p: PortId, pkt: Packet) {
+    fn enqueue(&mut self, p: PortId, mut pkt: Packet) {
         let now = self.events.now();
         let port = &mut self.net.ports[p as usize];
+        port.arrivals += 1;
+        pkt.stamp = port.arrivals;
         let size = pkt.size().get();
         let data = pkt.is_data();
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
@@ -438,6 +493,13 @@ impl Simulation {
         if pkt.is_data() {
             self.counters.data_packets_delivered += 1;
         }
+        if pkt.has(crate::net::flags::UDP) {
+            let w = self.udp_of_flow[pkt.conn as usize - 2 * self.conns.len()];
+            if let Workload::Udp(u) = &mut self.workloads[w as usize] {
+                u.delivered += 1;
+            }
+            return;
+        }
         let now = self.now();
         let c = pkt.conn;
         let side = if pkt.from_passive { 0 } else { 1 };
@@ -502,6 +564,7 @@ impl Simulation {
         let bounded = match wl {
             Workload::Incast(_) => true,
             Workload::Bulk(b) => b.bounded(),
+            Workload::Udp(_) => false,
         };
         if bounded && wl.finished() && !self.counted[wi] {
             self.counted[wi] = true;

@@ -5,9 +5,11 @@
 
 mod bulk;
 mod incast;
+mod udp;
 
 pub use bulk::Bulk;
 pub use incast::{Incast, RoundRecord};
+pub use udp::{Arrivals, Udp};
 
 use crate::units::Time;
 
@@ -43,6 +45,7 @@ pub enum AppAction {
 pub enum Workload {
     Incast(Incast),
     Bulk(Bulk),
+    Udp(Udp),
 }
 
 impl Workload {
@@ -50,12 +53,15 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.start,
             Workload::Bulk(w) => w.start,
+            Workload::Udp(w) => w.start,
         }
     }
     pub fn finished(&self) -> bool {
         match self {
             Workload::Incast(w) => w.finished,
             Workload::Bulk(w) => w.finished,
+            // Background traffic never holds the run open.
+            Workload::Udp(_) => false,
         }
     }
     /// Fraction done, for progress reports (0 when unknown).
@@ -66,12 +72,14 @@ impl Workload {
                 Some(s) => w.delivered as f64 / s.max(1) as f64,
                 None => 0.0,
             },
+            Workload::Udp(_) => 0.0,
         }
     }
     pub fn start(&mut self, now: Time, acts: &mut Vec<AppAction>) {
         match self {
             Workload::Incast(w) => w.start(now, acts),
             Workload::Bulk(w) => w.start(now, acts),
+            Workload::Udp(_) => {}
         }
     }
     pub fn on_established(
@@ -84,6 +92,7 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.on_established(index, passive, now, acts),
             Workload::Bulk(w) => w.on_established(passive, now, acts),
+            Workload::Udp(_) => {}
         }
     }
     pub fn on_delivered(
@@ -97,6 +106,7 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.on_delivered(index, passive, bytes, now, acts),
             Workload::Bulk(w) => w.on_delivered(passive, bytes, now),
+            Workload::Udp(_) => {}
         }
     }
     /// A connection of this workload gave up: the workload cannot finish,
@@ -111,12 +121,14 @@ impl Workload {
                 w.aborted = true;
                 w.finished = true;
             }
+            Workload::Udp(_) => {}
         }
     }
     pub fn aborted(&self) -> bool {
         match self {
             Workload::Incast(w) => w.aborted,
             Workload::Bulk(w) => w.aborted,
+            Workload::Udp(_) => false,
         }
     }
     pub fn on_wakeup(&mut self, token: u32, now: Time, acts: &mut Vec<AppAction>) {

@@ -335,6 +335,7 @@ impl TcpSocket {
             from_passive: self.passive,
             sack_len: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
+            stamp: 0,
         };
         if self.cfg.ecn && fl & flags::ACK != 0 {
             let echo = if self.cfg.cc == CcKind::Dctcp {
