@@ -224,6 +224,75 @@ def cmd_trace(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Runs a source document's experiment and prints it beside the published numbers."""
+    from . import hcf
+
+    if args.study != "hcf":
+        raise UsageError(f"reproduce: {args.study!r} is not a known study; expected hcf")
+    common = {
+        "flows": args.flows,
+        "duration": args.duration,
+        "window": args.window,
+        "workers": args.jobs,
+        "seed": args.seed,
+    }
+    sweeps = {
+        "buffer": ("buffer_pkts", [2, 5, 10, 20, 50, 100, 200, 500, 1000]),
+        "credits": ("c0", [1, 2, 4, 8, 16]),
+        "bins": ("bins", [1, 2, 5, 10, 20, 50, 100]),
+        "period": ("period", ["dynamic", "100us", "1ms", "10ms", "100ms"]),
+        "bloom": ("hashes", [1, 2, 3, 4]),
+    }
+    if args.experiment == "baseline":
+        df = hcf.baseline(**common)
+        cols = [
+            "discipline",
+            "variance",
+            "starved_pct",
+            "utilization",
+            "jain",
+            "longest_starvation_median_s",
+            "longest_starvation_max_s",
+            "reordered_pkts",
+        ]
+        if args.format == "csv":
+            df[cols].to_csv(sys.stdout, index=False, float_format="%.6g")
+        else:
+            print(
+                f"HCF baseline: {args.flows} NewReno flows, 100 Mb/s, RTT 100 us, B = 20 pkt, "
+                f"K = 20, c0 = 1, UDP 5 %, {args.duration}, last {args.window}"
+            )
+            for _, r in df.iterrows():
+                pub = hcf.PUBLISHED_BASELINE[r["discipline"]]
+                print(
+                    f"  {r['discipline']:>4}: variance {r['variance']:.3g} "
+                    f"(paper {pub['variance']:.3g}), "
+                    f"starved {r['starved_pct']:.1f} % (paper {pub['starved_pct']} %), "
+                    f"utilization {r['utilization']:.3f}, Jain {r['jain']:.3f}, longest starvation "
+                    f"median {r['longest_starvation_median_s']:.1f} s max "
+                    f"{r['longest_starvation_max_s']:.1f} s, reordered {r['reordered_pkts']}"
+                )
+        if args.plot:
+            from .plots import plot_hcf_baseline
+
+            plot_hcf_baseline(df, args.plot)
+            print(f"plot written to {args.plot}", file=sys.stderr)
+        return 0
+    if args.experiment not in sweeps:
+        raise UsageError(
+            f"--experiment: {args.experiment!r}; expected baseline or one of {', '.join(sweeps)}"
+        )
+    param, values = sweeps[args.experiment]
+    df = hcf.sweep(param, values, **common)
+    cols = ["experiment", "value", "discipline", "variance", "starved_pct", "utilization", "jain"]
+    if args.format == "csv":
+        df[cols].to_csv(sys.stdout, index=False, float_format="%.6g")
+    else:
+        print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    return 0
+
+
 def _machine() -> str:
     model = platform.processor() or "unknown CPU"
     try:
@@ -363,6 +432,20 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--plot", default="trace.png", help="PNG to write (default trace.png)")
     t.add_argument("--csv", help="also write the trace rows as CSV")
     t.set_defaults(func=cmd_trace)
+
+    rp = sub.add_parser("reproduce", help="a source document's experiments beside its numbers")
+    rp.add_argument("study", help="hcf")
+    rp.add_argument(
+        "--experiment", default="baseline", help="baseline, buffer, credits, bins, period, bloom"
+    )
+    rp.add_argument("--flows", type=int, default=400)
+    rp.add_argument("--duration", default="180s")
+    rp.add_argument("--window", default="10s", help="final measuring window T")
+    rp.add_argument("--seed", type=int, default=1)
+    rp.add_argument("--jobs", type=int, default=None)
+    rp.add_argument("--format", choices=["table", "csv"], default="table")
+    rp.add_argument("--plot", help="PNG of the per-flow throughput and starvation distributions")
+    rp.set_defaults(func=cmd_reproduce)
 
     b = sub.add_parser("bench", help="simulated packets per wall second on reference workloads")
     b.add_argument("--quick", action="store_true", help="smaller workloads")

@@ -66,3 +66,36 @@ def plot_trace(tr: pd.DataFrame, path: str | Path, title: str | None = None) -> 
     fig.savefig(out, dpi=120)
     plt.close(fig)
     return out
+
+
+def plot_hcf_baseline(df: pd.DataFrame, path: str | Path) -> Path:
+    """Per-flow packets in the final window (histogram) and the distribution
+    of each flow's longest starvation, FIFO against HCF (the paper's Fig. 4-5)."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    for _, r in df.iterrows():
+        s = r["per_flow_series"]
+        last = s[s["t_s"] >= s["t_s"].max() - 1e-9]
+        n = r["n_flows"]
+        pkts = (
+            last[last["flow_id"] < n]
+            .groupby("flow_id")["bytes"]
+            .sum()
+            .reindex(range(n), fill_value=0)
+            / 1460
+        )
+        a1.hist(pkts, bins=30, alpha=0.6, label=r["discipline"])
+        ls = sorted(r["longest_silence"])
+        a2.plot(ls, [i / len(ls) for i in range(1, len(ls) + 1)], label=r["discipline"])
+    a1.set_xlabel("packets delivered per flow in the final window")
+    a1.set_ylabel("flows")
+    a1.legend()
+    a2.set_xlabel("longest starvation of a flow (s)")
+    a2.set_ylabel("CDF of flows")
+    a2.legend()
+    for a in (a1, a2):
+        a.grid(True, alpha=0.3)
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out

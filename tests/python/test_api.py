@@ -54,6 +54,7 @@ PORT_COLUMNS = [
     "max_bytes",
     "max_pkts",
     "mark_pkts",
+    "reordered_pkts",
     "avg_pkts",
     "avg_bytes",
 ]
@@ -178,3 +179,19 @@ def test_unknown_algorithm_is_a_clear_error():
     sc["tcp"]["ecn"] = False
     with pytest.raises(fairlab.ScenarioError, match=r"^tcp\.ecn:"):
         fairlab.simulate(sc)
+
+
+def test_hcf_port_and_udp_background():
+    from fairlab import hcf
+
+    sc = hcf.long_flows_scenario("hcf", flows=20, duration="2s", window="1s")
+    res = fairlab.simulate(sc)
+    assert res.summary["hcf_memory_bits"] == 20  # K = 20 bins of one bit (c0 = 1)
+    assert res.summary["udp_sent"] > 0
+    assert res.summary["udp_delivered"] <= res.summary["udp_sent"]
+    bn = res.ports[(res.ports["node"] == "swL") & (res.ports["peer"] == "swR")].iloc[0]
+    assert bn["limit"] == "hcf(10pkt+10pkt)"
+    bad = hcf.long_flows_scenario("hcf", flows=2, duration="1s")
+    bad["queue"]["hcf"]["hp_share"] = 1.5
+    with pytest.raises(fairlab.ScenarioError, match=r"^queue\.hcf\.hp_share:"):
+        fairlab.simulate(bad)

@@ -141,3 +141,28 @@ def test_trace_command_plots_one_flow(tmp_path):
     tr = pd.read_csv(csv)
     assert (tr["flow_id"] == 1).all() and len(tr) > 10
     assert tr["cwnd_bytes"].max() > tr["cwnd_bytes"].min()
+
+
+def test_reproduce_hcf_baseline_csv_has_one_row_per_discipline():
+    p = run_cli(
+        "reproduce",
+        "hcf",
+        "--experiment",
+        "baseline",
+        "--format",
+        "csv",
+        "--flows",
+        "40",
+        "--duration",
+        "6s",
+        "--window",
+        "3s",
+    )
+    assert p.returncode == 0, p.stderr
+    df = pd.read_csv(io.StringIO(p.stdout))
+    assert list(df["discipline"]) == ["fifo", "hcf"]
+    for col in ["variance", "starved_pct", "utilization", "jain"]:
+        assert col in df.columns
+    assert (df["utilization"] > 0.9).all()
+    # HCF keeps every flow's packets in order (Theorem 1).
+    assert (df["reordered_pkts"] == 0).all()

@@ -1,0 +1,215 @@
+"""The HCF study's experiments (Shpiner and Keslassy, "Hashed Credits Fair"),
+source document 003: long-flow starvation under FIFO and HCF switches.
+
+Each experiment builds scenario dicts, runs them on the process pool and
+summarizes them with the paper's metrics:
+
+* unfairness: the variance of the per-flow number of packets delivered over
+  the final measuring window T (10 s in the paper);
+* starvation percentage: the share of flows that delivered no packet in T;
+* longest starvation: per flow, the longest time without an ACK while data
+  was outstanding, over the whole run;
+* Jain's index over T, bottleneck utilization over T (TCP and UDP payload).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .sweep import Job, run_jobs
+
+#: What the paper reports for the baseline (Section V-B).
+PUBLISHED_BASELINE = {
+    "fifo": {"variance": 5.55e4, "starved_pct": 32.0, "utilization": 1.0},
+    "hcf": {"variance": 6.74e3, "starved_pct": 1.5, "utilization": 1.0},
+}
+MSS = 1460
+
+
+def long_flows_scenario(
+    discipline: str,
+    *,
+    flows: int = 400,
+    duration: str = "180s",
+    window: str = "10s",
+    buffer_pkts: int = 20,
+    bins: int = 20,
+    c0: int = 1,
+    period: str = "dynamic",
+    hashes: int = 1,
+    udp_share: float = 0.05,
+    bottleneck: str = "100Mbps",
+    short_flows: list[tuple[int, str]] | None = None,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """`flows` long NewReno flows through one 100 Mb/s bottleneck.
+
+    RTT 100 us (5 us on each 10 Gb/s access link, 40 us on the bottleneck,
+    each way), B = `buffer_pkts` packets of 1500 B at the bottleneck, Poisson
+    UDP at `udp_share` of the bottleneck. `short_flows` adds (packets, start)
+    TCP flows on extra host pairs.
+    """
+    short_flows = short_flows or []
+    n = flows + 1 + len(short_flows)
+    rate_bps = int(bottleneck.removesuffix("Mbps")) * 10**6
+    workloads: list[dict[str, Any]] = [
+        # Starts spread over the first 2 s (a permutation of 5 ms slots), so
+        # that 400 handshakes do not all meet a 20-packet buffer at once.
+        {
+            "kind": "bulk",
+            "src": f"l{i}",
+            "dst": f"r{i}",
+            "start": f"{(i * 7919) % flows * 2000 // flows}ms",
+        }
+        for i in range(flows)
+    ]
+    workloads.append(
+        {
+            "kind": "udp",
+            "src": f"l{flows}",
+            "dst": f"r{flows}",
+            "rate": f"{int(rate_bps * udp_share)}bps",
+            "arrivals": "poisson",
+        }
+    )
+    for j, (pkts, start) in enumerate(short_flows):
+        h = flows + 1 + j
+        workloads.append(
+            {"kind": "bulk", "src": f"l{h}", "dst": f"r{h}", "size": pkts * MSS, "start": start}
+        )
+    queue: dict[str, Any] = {"discipline": discipline, "limit": f"{buffer_pkts}pkt"}
+    if discipline == "hcf":
+        queue["hcf"] = {"bins": bins, "c0": c0, "period": period, "hashes": hashes}
+    return {
+        "name": f"hcf-{discipline}-{flows}",
+        "seed": seed,
+        "duration": duration,
+        "topology": {
+            "kind": "dumbbell",
+            "left": n,
+            "right": n,
+            "rate": "10Gbps",
+            "delay": "5us",
+            "bottleneck_rate": bottleneck,
+            "bottleneck_delay": "40us",
+        },
+        # Access ports are far faster than the bottleneck: only swL -> swR queues.
+        "queue": queue,
+        "tcp": {"profile": "rfc", "cc": "newreno"},
+        "workload": workloads,
+        "metrics": {"throughput_bin": window},
+    }
+
+
+def long_flow_metrics(
+    flows: pd.DataFrame,
+    series: pd.DataFrame,
+    ports: pd.DataFrame,
+    duration_s: float,
+    window_s: float,
+    n_long: int,
+    udp_bytes_per_s: float = 0.0,
+) -> dict[str, float]:
+    """The paper's metrics over the final window of one run."""
+    long_ids = flows["flow_id"].iloc[:n_long]
+    last_bin = round(duration_s / window_s) - 1
+    t0 = last_bin * window_s
+    w = series[(series["t_s"] >= t0 - 1e-9) & series["flow_id"].isin(long_ids)]
+    per_flow = w.groupby("flow_id")["bytes"].sum().reindex(long_ids, fill_value=0)
+    pkts = per_flow.to_numpy() / MSS
+    bn = ports[(ports["node"] == "swL") & (ports["peer"] == "swR")].iloc[0]
+    # Utilization over the whole run (the bottleneck's bytes on the wire).
+    util = bn["deq_bytes"] * 8 / (duration_s * 100e6)
+    jain = pkts.sum() ** 2 / (len(pkts) * (pkts**2).sum()) if pkts.sum() > 0 else 0.0
+    silence = flows["longest_silence_s"].iloc[:n_long]
+    return {
+        "variance": float(np.var(pkts)),
+        "starved_pct": float((pkts == 0).mean() * 100),
+        "jain": float(jain),
+        "utilization": float(util),
+        "mean_pkts": float(pkts.mean()),
+        "longest_starvation_median_s": float(silence.median()),
+        "longest_starvation_max_s": float(silence.max()),
+        "reordered_pkts": int(bn["reordered_pkts"]),
+    }
+
+
+def _run_long(jobs: list[Job], workers: int | None, keep_flows: bool = False) -> pd.DataFrame:
+    for j in jobs:
+        j.keep = ("flows", "flow_series", "ports")
+    df = run_jobs(jobs, workers=workers)
+    rows = []
+    for _, r in df.iterrows():
+        p = r.to_dict()
+        m = long_flow_metrics(
+            r["flows"], r["flow_series"], r["ports"], p["duration_s"], p["window_s"], p["n_flows"]
+        )
+        out = {k: v for k, v in p.items() if k not in ("flows", "flow_series", "ports")}
+        out.update(m)
+        if keep_flows:
+            out["longest_silence"] = r["flows"]["longest_silence_s"].iloc[: p["n_flows"]].to_numpy()
+            last = r["flow_series"]
+            out["per_flow_series"] = last
+        rows.append(out)
+    return pd.DataFrame(rows)
+
+
+def _secs(s: str) -> float:
+    from .units import parse_time_ps
+
+    return parse_time_ps(s) / 1e12
+
+
+def baseline(
+    flows: int = 400,
+    duration: str = "180s",
+    window: str = "10s",
+    workers: int | None = None,
+    seed: int = 1,
+) -> pd.DataFrame:
+    """Section V-B: FIFO against HCF (B = 20, K = 20, c0 = 1, dynamic period)."""
+    jobs = []
+    for disc in ("droptail", "hcf"):
+        sc = long_flows_scenario(disc, flows=flows, duration=duration, window=window, seed=seed)
+        params = {
+            "experiment": "baseline",
+            "discipline": "fifo" if disc == "droptail" else "hcf",
+            "n_flows": flows,
+            "duration_s": _secs(duration),
+            "window_s": _secs(window),
+        }
+        jobs.append(Job(params, sc, seed))
+    return _run_long(jobs, workers, keep_flows=True)
+
+
+def sweep(
+    parameter: str,
+    values: list[Any],
+    flows: int = 400,
+    duration: str = "180s",
+    window: str = "10s",
+    workers: int | None = None,
+    seed: int = 1,
+    with_fifo: bool = True,
+) -> pd.DataFrame:
+    """Section V-B3 / V-C: vary one parameter of the baseline."""
+    jobs = []
+    for v in values:
+        discs = ("droptail", "hcf") if (with_fifo and parameter == "buffer_pkts") else ("hcf",)
+        for disc in discs:
+            sc = long_flows_scenario(
+                disc, flows=flows, duration=duration, window=window, seed=seed, **{parameter: v}
+            )
+            params = {
+                "experiment": parameter,
+                "value": v,
+                "discipline": "fifo" if disc == "droptail" else "hcf",
+                "flows": flows,
+                "duration_s": _secs(duration),
+                "window_s": _secs(window),
+            }
+            jobs.append(Job(params, sc, seed))
+    return _run_long(jobs, workers)
