@@ -3,10 +3,19 @@
 //! dynamic dispatch.
 
 mod droptail;
+mod drr;
+mod flowq;
 mod hcf;
+mod priority;
+mod red;
+mod sfq;
 
 pub use droptail::DropTail;
+pub use drr::Drr;
 pub use hcf::{Hcf, HcfConfig, Period};
+pub use priority::{Class, Priority};
+pub use red::{Red, RedConfig};
+pub use sfq::Sfq;
 
 use crate::net::Packet;
 use crate::units::{Bytes, Time};
@@ -89,6 +98,23 @@ pub trait QueueDiscipline {
 pub enum Queue {
     DropTail(DropTail),
     Hcf(Hcf),
+    Red(Red),
+    Sfq(Sfq),
+    Drr(Drr),
+    Priority(Priority),
+}
+
+macro_rules! each_queue {
+    ($self:ident, $q:ident => $e:expr) => {
+        match $self {
+            Queue::DropTail($q) => $e,
+            Queue::Hcf($q) => $e,
+            Queue::Red($q) => $e,
+            Queue::Sfq($q) => $e,
+            Queue::Drr($q) => $e,
+            Queue::Priority($q) => $e,
+        }
+    };
 }
 
 impl Queue {
@@ -96,13 +122,18 @@ impl Queue {
         match self {
             Queue::DropTail(q) => q.limit().to_string(),
             Queue::Hcf(q) => format!("hcf({}+{})", q.config().hp_limit, q.config().lp_limit),
+            Queue::Red(q) => format!("red({})", q.config().limit),
+            Queue::Sfq(_) => "sfq".to_string(),
+            Queue::Drr(_) => "drr".to_string(),
+            Queue::Priority(_) => "priority".to_string(),
         }
     }
     /// Packets marked CE so far.
     pub fn marks(&self) -> u64 {
         match self {
             Queue::DropTail(q) => q.marks(),
-            Queue::Hcf(_) => 0,
+            Queue::Red(q) => q.marks(),
+            _ => 0,
         }
     }
 }
@@ -110,36 +141,21 @@ impl Queue {
 impl QueueDiscipline for Queue {
     #[inline]
     fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
-        match self {
-            Queue::DropTail(q) => q.enqueue(pkt, now),
-            Queue::Hcf(q) => q.enqueue(pkt, now),
-        }
+        each_queue!(self, q => q.enqueue(pkt, now))
     }
     #[inline]
     fn dequeue(&mut self, now: Time) -> Option<Packet> {
-        match self {
-            Queue::DropTail(q) => q.dequeue(now),
-            Queue::Hcf(q) => q.dequeue(now),
-        }
+        each_queue!(self, q => q.dequeue(now))
     }
     #[inline]
     fn bytes(&self) -> u64 {
-        match self {
-            Queue::DropTail(q) => q.bytes(),
-            Queue::Hcf(q) => q.bytes(),
-        }
+        each_queue!(self, q => q.bytes())
     }
     #[inline]
     fn packets(&self) -> usize {
-        match self {
-            Queue::DropTail(q) => q.packets(),
-            Queue::Hcf(q) => q.packets(),
-        }
+        each_queue!(self, q => q.packets())
     }
     fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        match self {
-            Queue::DropTail(q) => q.for_each(f),
-            Queue::Hcf(q) => q.for_each(f),
-        }
+        each_queue!(self, q => q.for_each(f))
     }
 }

@@ -7,7 +7,7 @@ use super::{
 use crate::engine::Rng;
 use crate::net::topology::{self, LinkSpec};
 use crate::net::{Network, NodeId};
-use crate::queue::{BufferLimit, DropTail, Hcf, Queue};
+use crate::queue::{BufferLimit, Class, DropTail, Drr, Hcf, Priority, Queue, Red, RedConfig, Sfq};
 use crate::sim::{Conn, Series, Simulation};
 use crate::transport::tcp::TcpSocket;
 use crate::units::Time;
@@ -17,6 +17,26 @@ fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
     match ecn {
         Some(k) => Queue::DropTail(DropTail::with_ecn(limit, k)),
         None => Queue::DropTail(DropTail::new(limit)),
+    }
+}
+
+/// Splits a limit into two shares.
+fn split(limit: BufferLimit, share: f64) -> (BufferLimit, BufferLimit) {
+    match limit {
+        BufferLimit::Packets(n) => {
+            let h = ((n as f64) * share).round().max(1.0) as u32;
+            (
+                BufferLimit::Packets(h),
+                BufferLimit::Packets(n.saturating_sub(h).max(1)),
+            )
+        }
+        BufferLimit::Bytes(b) => {
+            let h = ((b.get() as f64) * share).round() as u64;
+            (
+                BufferLimit::Bytes(crate::units::Bytes(h)),
+                BufferLimit::Bytes(crate::units::Bytes(b.get() - h)),
+            )
+        }
     }
 }
 
@@ -53,6 +73,44 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     .config(limit, packet, "queue.hcf")
                     .expect("validated");
                 Queue::Hcf(Hcf::new(cfg, Rng::stream(seed, &[RNG_QUEUE, n])))
+            }
+            Discipline::Red => {
+                let r = &sc.queue.red;
+                let rate = t.bottleneck_rate.or(t.rate).expect("validated");
+                Queue::Red(Red::new(
+                    RedConfig {
+                        limit,
+                        min_th: r.min_th,
+                        max_th: r.max_th,
+                        max_p: r.max_p,
+                        w_q: r.w_q,
+                        gentle: r.gentle,
+                        ecn: r.ecn,
+                        packet_time: rate.serialization(packet),
+                    },
+                    Rng::stream(seed, &[RNG_QUEUE, n]),
+                ))
+            }
+            Discipline::Sfq => Queue::Sfq(Sfq::new(
+                sc.queue.sfq.buckets,
+                limit,
+                sc.queue.sfq.perturb,
+                Rng::stream(seed, &[RNG_QUEUE, n]),
+            )),
+            Discipline::Drr => Queue::Drr(Drr::new(
+                sc.queue.drr.buckets,
+                limit,
+                sc.queue.drr.quantum.get(),
+            )),
+            Discipline::Priority => {
+                let p = &sc.queue.priority;
+                let class = if p.high == "udp" {
+                    Class::Udp
+                } else {
+                    Class::Control
+                };
+                let (hi, lo) = split(limit, p.high_share);
+                Queue::Priority(Priority::new(class, hi, lo))
             }
         }
     };

@@ -191,6 +191,89 @@ pub enum Discipline {
     Droptail,
     /// Hashed Credits Fair (Shpiner and Keslassy); parameters in [queue.hcf].
     Hcf,
+    /// Random Early Detection (Floyd and Jacobson); [queue.red].
+    Red,
+    /// Stochastic Fairness Queueing (McKenney); [queue.sfq].
+    Sfq,
+    /// Deficit Round Robin (Shreedhar and Varghese); [queue.drr].
+    Drr,
+    /// Strict priority pair; [queue.priority].
+    Priority,
+}
+
+/// RED parameters. Defaults follow Floyd's recommendations: max_p = 0.1,
+/// w_q = 0.002, max_th = 3 min_th; min_th = 5 packets.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RedSpec {
+    pub min_th: f64,
+    pub max_th: f64,
+    pub max_p: f64,
+    pub w_q: f64,
+    pub gentle: bool,
+    pub ecn: bool,
+}
+impl Default for RedSpec {
+    fn default() -> Self {
+        RedSpec {
+            min_th: 5.0,
+            max_th: 15.0,
+            max_p: 0.1,
+            w_q: 0.002,
+            gentle: true,
+            ecn: false,
+        }
+    }
+}
+
+/// SFQ parameters: 1024 buckets and a 10 s perturbation (Linux's defaults
+/// are 128 buckets (flows) and perturbation off; McKenney suggests seconds).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct SfqSpec {
+    pub buckets: u32,
+    pub perturb: Time,
+}
+impl Default for SfqSpec {
+    fn default() -> Self {
+        SfqSpec {
+            buckets: 1024,
+            perturb: Time::from_secs(10),
+        }
+    }
+}
+
+/// DRR parameters: a quantum of one 1500-byte packet keeps it O(1).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DrrSpec {
+    pub buckets: u32,
+    pub quantum: Bytes,
+}
+impl Default for DrrSpec {
+    fn default() -> Self {
+        DrrSpec {
+            buckets: 1024,
+            quantum: Bytes(1500),
+        }
+    }
+}
+
+/// Strict priority: which packets go first ("udp" or "control": packets
+/// without TCP payload), and the share of the limit for that class.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PrioritySpec {
+    pub high: String,
+    pub high_share: f64,
+}
+impl Default for PrioritySpec {
+    fn default() -> Self {
+        PrioritySpec {
+            high: "control".into(),
+            high_share: 0.5,
+        }
+    }
 }
 
 fn default_bins() -> u32 {
@@ -354,6 +437,14 @@ pub struct QueueSpec {
     /// HCF parameters (used when discipline = "hcf").
     #[serde(default)]
     pub hcf: HcfSpec,
+    #[serde(default)]
+    pub red: RedSpec,
+    #[serde(default)]
+    pub sfq: SfqSpec,
+    #[serde(default)]
+    pub drr: DrrSpec,
+    #[serde(default)]
+    pub priority: PrioritySpec,
 }
 
 impl QueueSpec {
@@ -369,6 +460,10 @@ impl Default for QueueSpec {
             limit: QueueSpec::default_limit(),
             ecn_threshold: None,
             hcf: HcfSpec::default(),
+            red: RedSpec::default(),
+            sfq: SfqSpec::default(),
+            drr: DrrSpec::default(),
+            priority: PrioritySpec::default(),
         }
     }
 }

@@ -1,0 +1,101 @@
+//! SFQ, Stochastic Fairness Queueing (McKenney, INFOCOM 1990): flows hashed
+//! into buckets served round-robin one packet at a time; the hash is
+//! perturbed every `perturb` so that colliding flows do not stay together;
+//! the buffer is shared and overflow drops from the longest bucket.
+
+use super::flowq::Buckets;
+use super::{BufferLimit, QueueDiscipline};
+use crate::engine::Rng;
+use crate::net::Packet;
+use crate::units::Time;
+
+#[derive(Clone, Debug)]
+pub struct Sfq {
+    b: Buckets,
+    n: usize,
+    perturb: Time,
+    next_perturb: Time,
+    key: u64,
+    rng: Rng,
+}
+
+impl Sfq {
+    pub fn new(buckets: u32, limit: BufferLimit, perturb: Time, mut rng: Rng) -> Sfq {
+        let key = rng.next_u64();
+        Sfq {
+            b: Buckets::new(buckets as usize, limit),
+            n: buckets as usize,
+            perturb,
+            next_perturb: perturb,
+            key,
+            rng,
+        }
+    }
+}
+
+impl QueueDiscipline for Sfq {
+    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
+        if self.perturb > Time::ZERO && now >= self.next_perturb {
+            // Packets already queued stay in their buckets (as in Linux SFQ).
+            self.key = self.rng.next_u64();
+            self.next_perturb = now + self.perturb;
+        }
+        let h = Buckets::hash(&pkt, self.key, self.n);
+        match self.b.push(h, pkt) {
+            None => Ok(()),
+            Some(dropped) => Err(dropped),
+        }
+    }
+
+    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+        // Round robin: one packet from the head bucket, which then goes to
+        // the back of the list if it still holds packets.
+        let b = self.b.active.pop_front()? as usize;
+        let p = self.b.pop(b);
+        if self.b.q[b].is_empty() {
+            self.b.is_active[b] = false;
+        } else {
+            self.b.active.push_back(b as u32);
+        }
+        p
+    }
+    fn bytes(&self) -> u64 {
+        self.b.total_bytes
+    }
+    fn packets(&self) -> usize {
+        self.b.total_pkts
+    }
+    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
+        self.b.q.iter().flatten().for_each(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pkt(flow: u32) -> Packet {
+        Packet {
+            conn: flow,
+            src: flow,
+            dst: 99,
+            payload: 1460,
+            ..Packet::blank()
+        }
+    }
+
+    #[test]
+    fn backlogged_flows_are_served_in_turn() {
+        let mut q = Sfq::new(1024, BufferLimit::Packets(100), Time::ZERO, Rng::new(3));
+        for _ in 0..10 {
+            q.enqueue(pkt(1), Time::ZERO).unwrap();
+        }
+        for _ in 0..10 {
+            q.enqueue(pkt(2), Time::ZERO).unwrap();
+        }
+        let order: Vec<u32> = (0..6)
+            .map(|_| q.dequeue(Time::ZERO).unwrap().conn)
+            .collect();
+        assert_eq!(order, vec![1, 2, 1, 2, 1, 2]);
+    }
+}
