@@ -207,7 +207,7 @@ def sweep(
                 "experiment": parameter,
                 "value": v,
                 "discipline": "fifo" if disc == "droptail" else "hcf",
-                "flows": flows,
+                "n_flows": flows,
                 "duration_s": _secs(duration),
                 "window_s": _secs(window),
             }

@@ -166,3 +166,24 @@ def test_reproduce_hcf_baseline_csv_has_one_row_per_discipline():
     assert (df["utilization"] > 0.9).all()
     # HCF keeps every flow's packets in order (Theorem 1).
     assert (df["reordered_pkts"] == 0).all()
+
+
+def test_reproduce_hcf_sweep_rows_per_value():
+    p = run_cli(
+        "reproduce",
+        "hcf",
+        "--experiment",
+        "bins",
+        "--format",
+        "csv",
+        "--flows",
+        "20",
+        "--duration",
+        "4s",
+        "--window",
+        "2s",
+    )
+    assert p.returncode == 0, p.stderr
+    df = pd.read_csv(io.StringIO(p.stdout))
+    assert sorted(df["value"]) == [1, 2, 5, 10, 20, 50, 100]
+    assert (df["discipline"] == "hcf").all()
