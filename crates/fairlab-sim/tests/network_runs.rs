@@ -250,3 +250,33 @@ dst = "r3"
     assert!(jain > 0.9, "jain {jain}");
     assert_eq!(r.float("sim_end_s"), 0.5);
 }
+
+#[test]
+fn without_a_handshake_a_flow_finishes_one_round_trip_earlier() {
+    let text = |hs: bool| {
+        format!(
+            r#"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "25us"
+[tcp]
+handshake = {hs}
+[[workload]]
+kind = "bulk"
+src = "h0"
+dst = "h1"
+size = "1460B"
+"#
+        )
+    };
+    let end = |hs: bool| {
+        let r = fairlab_sim::run(&Scenario::from_toml_str(&text(hs)).unwrap(), None).unwrap();
+        r.table("flows").f64s("end_s")[0]
+    };
+    // With the handshake: 175.6 us (see above). Without: the 1500-byte
+    // segment leaves at once: 2 x (12 + 25) us = 74 us.
+    assert!((end(true) - 175.6e-6).abs() < 1e-12);
+    assert!((end(false) - 74e-6).abs() < 1e-12, "{}", end(false));
+}

@@ -289,5 +289,6 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         sim.set_host_jitter(sc.host.send_jitter, seed, RNG_HOST);
     }
     sim.index_flows();
+    sim.handshake = sc.tcp.handshake.unwrap_or(true);
     Ok(sim)
 }

@@ -564,6 +564,10 @@ pub struct TcpSpec {
     /// Consecutive timeouts before the connection aborts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_retransmits: Option<u32>,
+    /// Open connections with a three-way handshake (default true). False
+    /// starts them established, like ns-2's one-way TCP agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<bool>,
 }
 
 macro_rules! overlay {
@@ -597,7 +601,8 @@ impl TcpSpec {
             sack,
             ecn,
             randomize_rto,
-            max_retransmits
+            max_retransmits,
+            handshake
         )
     }
 

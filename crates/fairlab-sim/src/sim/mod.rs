@@ -150,6 +150,8 @@ pub struct Simulation {
     host_release: Vec<Time>,
     /// Workload of each UDP flow, by flow id - 2 x connections.
     udp_of_flow: Vec<u32>,
+    /// Connections open with a three-way handshake (else established at once).
+    pub handshake: bool,
 }
 
 impl Simulation {
@@ -202,6 +204,7 @@ impl Simulation {
             host_rng: Vec::new(),
             host_release: Vec::new(),
             udp_of_flow: Vec::new(),
+            handshake: true,
         }
     }
 
@@ -576,6 +579,16 @@ impl Simulation {
         let now = self.now();
         while let Some(a) = self.actions.pop() {
             match a {
+                AppAction::Connect { conn } if !self.handshake => {
+                    let cn = &mut self.conns[conn as usize];
+                    cn.opened = Some(now);
+                    cn.sock[0].open_established(now);
+                    cn.sock[1].open_established(now);
+                    let app = cn.app;
+                    let wl = &mut self.workloads[app.workload as usize];
+                    wl.on_established(app.index, true, now, &mut self.actions);
+                    wl.on_established(app.index, false, now, &mut self.actions);
+                }
                 AppAction::Connect { conn } => {
                     let cn = &mut self.conns[conn as usize];
                     cn.opened = Some(now);

@@ -285,6 +285,18 @@ impl TcpSocket {
         self.trace_point(now);
     }
 
+    /// Opens without a handshake, as the one-way TCP agents of ns-2 do: both
+    /// sides start established with sequence 0 consumed, and no RTT sample.
+    pub fn open_established(&mut self, now: Time) {
+        debug_assert!(matches!(self.state, TcpState::Closed | TcpState::Listen));
+        self.state = TcpState::Established;
+        self.snd_una = 1;
+        self.snd_nxt = 1;
+        self.snd_max = 1;
+        self.rcv_nxt = 1;
+        self.trace_point(now);
+    }
+
     /// The application writes `bytes` more to send.
     pub fn write(&mut self, now: Time, bytes: u64, out: &mut Vec<Packet>) {
         self.app_end += bytes;
