@@ -116,6 +116,22 @@ fn to_python(py: Python<'_>, res: &RunResult) -> PyResult<PyObject> {
     Ok(out.into())
 }
 
+fn simulate(
+    py: Python<'_>,
+    text: &str,
+    toml: bool,
+    seed: Option<u64>,
+    progress: bool,
+) -> PyResult<PyObject> {
+    let sc = parse(text, toml)?;
+    let json = sc.to_json();
+    let d = run(py, sc, seed, progress)?;
+    d.bind(py)
+        .downcast::<PyDict>()?
+        .set_item("scenario", json)?;
+    Ok(d)
+}
+
 /// Simulates a scenario given as JSON text.
 #[pyfunction]
 #[pyo3(signature = (text, seed=None, progress=false))]
@@ -125,13 +141,7 @@ fn simulate_json(
     seed: Option<u64>,
     progress: bool,
 ) -> PyResult<PyObject> {
-    let sc = parse(text, false)?;
-    let json = sc.to_json();
-    let d = run(py, sc, seed, progress)?;
-    d.bind(py)
-        .downcast::<PyDict>()?
-        .set_item("scenario", json)?;
-    Ok(d)
+    simulate(py, text, false, seed, progress)
 }
 
 /// Simulates a scenario given as TOML text.
@@ -143,13 +153,7 @@ fn simulate_toml(
     seed: Option<u64>,
     progress: bool,
 ) -> PyResult<PyObject> {
-    let sc = parse(text, true)?;
-    let json = sc.to_json();
-    let d = run(py, sc, seed, progress)?;
-    d.bind(py)
-        .downcast::<PyDict>()?
-        .set_item("scenario", json)?;
-    Ok(d)
+    simulate(py, text, true, seed, progress)
 }
 
 /// Validates a JSON scenario; returns it normalized as JSON.

@@ -786,35 +786,27 @@ impl TcpSocket {
                 }
                 Recovery::Sack => {}
             }
-        } else if ecn_reduced {
-            // RFC 3168 (6.1.2): no increase on the ACK that carried ECE.
-        } else if !self.cfg.cwnd_validation || self.cwnd_limited(flight_before) {
-            let ev = AckEvent {
-                now,
-                acked,
-                flight: flight_before,
-                rtt,
-                min_rtt: self.min_rtt,
-                ece,
-                snd_una: self.snd_una,
-                snd_nxt: self.snd_nxt,
-            };
-            self.cc.on_ack(&mut self.w, &ev);
-        } else if ece && self.cc.handles_ecn() {
-            // DCTCP must see every ECE even when it will not grow the window.
-            let ev = AckEvent {
-                now,
-                acked,
-                flight: flight_before,
-                rtt,
-                min_rtt: self.min_rtt,
-                ece,
-                snd_una: self.snd_una,
-                snd_nxt: self.snd_nxt,
-            };
-            let cwnd = self.w.cwnd;
-            self.cc.on_ack(&mut self.w, &ev);
-            self.w.cwnd = self.w.cwnd.min(cwnd);
+        } else if !ecn_reduced {
+            // (RFC 3168 (6.1.2): no increase on the ACK that carried ECE.)
+            let grow = !self.cfg.cwnd_validation || self.cwnd_limited(flight_before);
+            // DCTCP must see every ECE, even when the window may not grow.
+            if grow || (ece && self.cc.handles_ecn()) {
+                let ev = AckEvent {
+                    now,
+                    acked,
+                    flight: flight_before,
+                    rtt,
+                    min_rtt: self.min_rtt,
+                    ece,
+                    snd_una: self.snd_una,
+                    snd_nxt: self.snd_nxt,
+                };
+                let cwnd = self.w.cwnd;
+                self.cc.on_ack(&mut self.w, &ev);
+                if !grow {
+                    self.w.cwnd = self.w.cwnd.min(cwnd);
+                }
+            }
         }
         self.dupacks = 0;
         // RFC 6298 (5.2)/(5.3): stop the timer when all is acked, else
