@@ -195,3 +195,17 @@ def test_hcf_port_and_udp_background():
     bad["queue"]["hcf"]["hp_share"] = 1.5
     with pytest.raises(fairlab.ScenarioError, match=r"^queue\.hcf\.hp_share:"):
         fairlab.simulate(bad)
+
+
+def test_example_scenarios_run_and_show_what_they_say():
+    from pathlib import Path
+
+    examples = Path(__file__).parents[2] / "examples"
+    files = sorted(examples.glob("*.toml"))
+    assert len(files) >= 3
+    for f in files:
+        fairlab.validate(f)
+    dctcp = fairlab.simulate(examples / "dctcp-incast.toml")
+    assert dctcp.summary["incast_goodput_bps"] > 850e6
+    incast = fairlab.simulate(examples / "incast.toml")
+    assert incast.summary["incast_goodput_bps"] < 300e6
