@@ -851,6 +851,10 @@ pub struct MetricsSpec {
     pub trace_flows: Option<Vec<u32>>,
 }
 
+/// The most hosts a topology may have: the per-node routing table holds one
+/// entry per host, 4 x 5000 x 5000 bytes = 100 MB at this size.
+pub const MAX_HOSTS: usize = 5000;
+
 /// Default request size: a small read RPC (an NFS READ call is about 100-200 bytes).
 pub const DEFAULT_REQUEST: Bytes = Bytes(100);
 pub const DEFAULT_ROUNDS: u32 = 20;
@@ -934,6 +938,12 @@ impl Scenario {
         self.validate_topology()?;
         let hosts = self.host_names();
         let switches = self.switch_names();
+        if hosts.len() > MAX_HOSTS {
+            return Err(ScenarioError::new(
+                "topology",
+                format!("{} hosts; expected at most {MAX_HOSTS} (static routing tables grow as hosts x nodes)", hosts.len()),
+            ));
+        }
         let mut seen = std::collections::BTreeSet::new();
         for (i, h) in hosts.iter().enumerate() {
             if h.is_empty() || switches.contains(&h.as_str()) || !seen.insert(h.as_str()) {
