@@ -316,6 +316,11 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         df[cols].to_csv(sys.stdout, index=False, float_format="%.6g")
     else:
         print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    if args.plot:
+        from .plots import plot_hcf_sweep
+
+        plot_hcf_sweep(df, args.plot, param)
+        print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 
 
@@ -472,7 +477,10 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("--seed", type=int, default=1)
     rp.add_argument("--jobs", type=int, default=None)
     rp.add_argument("--format", choices=["table", "csv"], default="table")
-    rp.add_argument("--plot", help="PNG of the per-flow throughput and starvation distributions")
+    rp.add_argument(
+        "--plot",
+        help="PNG: per-flow throughput and starvation distributions (baseline) or the sweep",
+    )
     rp.set_defaults(func=cmd_reproduce)
 
     b = sub.add_parser("bench", help="simulated packets per wall second on reference workloads")

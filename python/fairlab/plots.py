@@ -99,3 +99,31 @@ def plot_hcf_baseline(df: pd.DataFrame, path: str | Path) -> Path:
     fig.savefig(out, dpi=120)
     plt.close(fig)
     return out
+
+
+def plot_hcf_sweep(df: pd.DataFrame, path: str | Path, parameter: str) -> Path:
+    """Unfairness (variance) and starvation against one parameter, per discipline."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    numeric = pd.to_numeric(df["value"], errors="coerce").notna().all()
+    for disc, g in df.groupby("discipline", sort=False):
+        x = g["value"].astype(float) if numeric else g["value"].astype(str)
+        a1.plot(x, g["variance"], marker="o", label=disc)
+        a2.plot(x, g["starved_pct"], marker="o", label=disc)
+    if (
+        numeric
+        and df["value"].astype(float).max() / max(df["value"].astype(float).min(), 1e-9) > 50
+    ):
+        a1.set_xscale("log")
+        a2.set_xscale("log")
+    a1.set_yscale("log")
+    a1.set_ylabel("unfairness: variance of packets per flow")
+    a2.set_ylabel("starved flows (%)")
+    for a in (a1, a2):
+        a.set_xlabel(parameter)
+        a.grid(True, alpha=0.3)
+        a.legend()
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out

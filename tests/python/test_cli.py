@@ -168,7 +168,8 @@ def test_reproduce_hcf_baseline_csv_has_one_row_per_discipline():
     assert (df["reordered_pkts"] == 0).all()
 
 
-def test_reproduce_hcf_sweep_rows_per_value():
+def test_reproduce_hcf_sweep_rows_per_value(tmp_path):
+    png = tmp_path / "bins.png"
     p = run_cli(
         "reproduce",
         "hcf",
@@ -182,8 +183,11 @@ def test_reproduce_hcf_sweep_rows_per_value():
         "4s",
         "--window",
         "2s",
+        "--plot",
+        str(png),
     )
     assert p.returncode == 0, p.stderr
+    assert png.read_bytes()[:4] == b"\x89PNG"
     df = pd.read_csv(io.StringIO(p.stdout))
     assert sorted(df["value"]) == [1, 2, 5, 10, 20, 50, 100]
     assert (df["discipline"] == "hcf").all()
