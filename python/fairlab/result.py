@@ -79,16 +79,21 @@ class Result:
                 f"incast goodput {g / 1e6:.1f} Mb/s over {s['rounds_completed']} rounds, "
                 f"{s['total_timeouts']} retransmission timeouts"
             )
+        if s.get("hcf_memory_bits", 0):
+            lines.append(f"HCF credit bins need {s['hcf_memory_bits']} bits per port")
+        if s.get("udp_sent", 0):
+            lines.append(f"UDP datagrams: {s['udp_delivered']:,} delivered of {s['udp_sent']:,}")
         sw = self.ports[self.ports["node_kind"] == "switch"]
         if len(sw):
             lines.append(
-                "switch ports (node -> peer: limit, mean and max queue, drops, ECN marks):"
+                "switch ports (node -> peer: limit, mean and max queue, drops, ECN marks, reordered):"
             )
             for _, p in sw.iterrows():
                 lines.append(
                     f"  {p['node']} -> {p['peer']}: {p['limit']}, mean {p['avg_pkts']:.1f} pkts, "
                     f"max {p['max_pkts']} pkts ({p['max_bytes']} B), dropped {p['drop_pkts']} of "
-                    f"{p['enq_pkts'] + p['drop_pkts']}, marked {p['mark_pkts']}"
+                    f"{p['enq_pkts'] + p['drop_pkts']}, marked {p['mark_pkts']}, "
+                    f"reordered {p['reordered_pkts']}"
                 )
         f = self.flows
         if len(f):
