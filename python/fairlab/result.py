@@ -86,7 +86,8 @@ class Result:
         sw = self.ports[self.ports["node_kind"] == "switch"]
         if len(sw):
             lines.append(
-                "switch ports (node -> peer: limit, mean and max queue, drops, ECN marks, reordered):"
+                "switch ports (node -> peer: limit, mean and max queue, drops, ECN marks, "
+                "reordered):"
             )
             for _, p in sw.iterrows():
                 lines.append(
