@@ -49,15 +49,21 @@ impl QueueDiscipline for Sfq {
 
     fn dequeue(&mut self, _now: Time) -> Option<Packet> {
         // Round robin: one packet from the head bucket, which then goes to
-        // the back of the list if it still holds packets.
-        let b = self.b.active.pop_front()? as usize;
-        let p = self.b.pop(b);
-        if self.b.q[b].is_empty() {
-            self.b.is_active[b] = false;
-        } else {
-            self.b.active.push_back(b as u32);
+        // the back of the list if it still holds packets. A bucket emptied by
+        // an overflow drop leaves the list here.
+        loop {
+            let b = self.b.active.pop_front()? as usize;
+            let Some(p) = self.b.pop(b) else {
+                self.b.is_active[b] = false;
+                continue;
+            };
+            if self.b.q[b].is_empty() {
+                self.b.is_active[b] = false;
+            } else {
+                self.b.active.push_back(b as u32);
+            }
+            return Some(p);
         }
-        p
     }
     fn bytes(&self) -> u64 {
         self.b.total_bytes
