@@ -27,8 +27,8 @@ PUBLISHED_BASELINE = {
     "hcf": {"variance": 6.74e3, "starved_pct": 1.5, "utilization": 1.0},
 }
 MSS = 1460
-#: ns-2's default TCP clock, tcpTick_ = 10 ms.
-NS2_TICK_HZ = 100
+#: The TCP timer clock of the HCF experiments: 10 ms jiffies (see below).
+TICK_HZ = 100
 
 
 def long_flows_scenario(
@@ -100,11 +100,12 @@ def long_flows_scenario(
         },
         # Access ports are far faster than the bottleneck: only swL -> swR queues.
         "queue": queue,
-        # ns-2, which the study ran, times TCP on a 10 ms tick (tcpTick_ =
-        # 0.01 s by default): RTTs and RTOs in whole ticks. With it the FIFO
-        # baseline starves 32 % of the flows, as published; with a 1 ms tick
-        # only 2.5 % (docs/hcf.md).
-        "tcp": {"profile": "rfc", "cc": "newreno", "resolution": "jiffy", "hz": NS2_TICK_HZ},
+        # A 10 ms jiffy clock (HZ = 100, Linux 2.4's tick): RTTs, RTOs and
+        # timer expiries in whole 10 ms ticks, so timeouts armed in the same
+        # tick fire together. With it the FIFO baseline starves the published
+        # 32 % of flows; with 1 ms jiffies, or ns-2's unaligned 10 ms
+        # granularity (resolution = "10ms"), only 2.5 % (docs/hcf.md).
+        "tcp": {"profile": "rfc", "cc": "newreno", "resolution": "jiffy", "hz": TICK_HZ},
         "workload": workloads,
         "metrics": {"throughput_bin": window},
     }
@@ -288,7 +289,7 @@ def incast(
     for disc in ("droptail", "hcf"):
         for n in servers:
             sc = incast_scenario(
-                n, block="1MB", buffer="32pkt", rounds=rounds, seed=seed, hz=NS2_TICK_HZ
+                n, block="1MB", buffer="32pkt", rounds=rounds, seed=seed, hz=TICK_HZ
             )
             sc["tcp"].update({"cc": "reno", "mss": "960B"})
             sc["queue"]["discipline"] = disc

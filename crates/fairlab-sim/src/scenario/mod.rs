@@ -676,7 +676,7 @@ impl TcpSpec {
                 c.clock = TimerClock::jiffies(hz);
             }
             Some(s) => match Time::parse(s) {
-                Ok(t) if t > Time::ZERO => c.clock = TimerClock { tick: t },
+                Ok(t) if t > Time::ZERO => c.clock = TimerClock::granular(t),
                 _ => {
                     return Err(ScenarioError::new(
                         "tcp.resolution",

@@ -5,19 +5,32 @@ use crate::units::{Bytes, Time};
 
 /// The host's timer clock.
 ///
-/// Linux before high-resolution TCP timers kept TCP time in jiffies: an RTT
-/// sample is a difference of tick counters (at least one tick) and a timer
-/// armed for `d` fires at a tick boundary. With a 1 µs tick this is a
-/// microsecond-resolution stack as in the fine-grained RTO work.
+/// Two kinds. *Jiffies* (`aligned`): Linux before high-resolution TCP timers
+/// kept TCP time in ticks: an RTT sample is a difference of tick counters (at
+/// least one tick) and a timer armed for `d` fires on a tick boundary, so
+/// timers armed in the same tick fire together. *A granularity* (not
+/// aligned), as ns-2's `tcpTick_` or a microsecond stack: RTT samples are
+/// rounded to whole ticks (at least one), RTOs are whole ticks, but a timer
+/// fires exactly one RTO after it was armed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TimerClock {
     pub tick: Time,
+    pub aligned: bool,
 }
 
 impl TimerClock {
     pub fn jiffies(hz: u32) -> TimerClock {
         TimerClock {
             tick: Time(crate::units::PS_PER_SEC / hz as u64),
+            aligned: true,
+        }
+    }
+
+    /// A clock of granularity `tick` whose timers are not tick-aligned.
+    pub fn granular(tick: Time) -> TimerClock {
+        TimerClock {
+            tick,
+            aligned: false,
         }
     }
 
@@ -27,19 +40,31 @@ impl TimerClock {
     }
 
     /// The instant a timer armed at `now` for `dur` fires: `dur` rounded up to
-    /// whole ticks, counted from the tick `now` falls in (as `jiffies + n`).
+    /// whole ticks, counted from the tick `now` falls in (as `jiffies + n`)
+    /// on an aligned clock, from `now` itself otherwise.
     #[inline]
     pub fn deadline(&self, now: Time, dur: Time) -> Time {
         let t = self.tick.0;
-        Time((now.0 / t + dur.0.div_ceil(t)) * t)
+        if self.aligned {
+            Time((now.0 / t + dur.0.div_ceil(t)) * t)
+        } else {
+            Time(now.0 + dur.0.div_ceil(t) * t)
+        }
     }
 
     /// An RTT sample between two instants as the clock sees it: a whole
-    /// number of ticks, at least one.
+    /// number of ticks, at least one (a difference of tick counters when
+    /// aligned; the elapsed time rounded to the nearest tick otherwise, as
+    /// ns-2's `rtt_update`).
     #[inline]
     pub fn measure(&self, sent: Time, now: Time) -> Time {
-        let n = (self.ticks(now) - self.ticks(sent)).max(1);
-        Time(n * self.tick.0)
+        let n = if self.aligned {
+            self.ticks(now) - self.ticks(sent)
+        } else {
+            let t = self.tick.0;
+            (now.0 - sent.0 + t / 2) / t
+        };
+        Time(n.max(1) * self.tick.0)
     }
 
     /// `d` rounded up to whole ticks.
@@ -166,9 +191,7 @@ impl Profile {
             },
             Profile::Datacenter => TcpConfig {
                 min_rto: Time::from_ms(1),
-                clock: TimerClock {
-                    tick: Time::from_us(1),
-                },
+                clock: TimerClock::granular(Time::from_us(1)),
                 granularity: Time::from_us(1),
                 delayed_ack: false,
                 ..Profile::Linux.config()

@@ -80,9 +80,7 @@ mod tests {
     fn cfg_us(min_rto: Time) -> TcpConfig {
         TcpConfig {
             min_rto,
-            clock: TimerClock {
-                tick: Time::from_us(1),
-            },
+            clock: TimerClock::granular(Time::from_us(1)),
             granularity: Time::from_us(1),
             ..Profile::Rfc.config()
         }

@@ -10,9 +10,7 @@ const MSS: u64 = 1460;
 fn cfg() -> TcpConfig {
     TcpConfig {
         initial_window: 10,
-        clock: TimerClock {
-            tick: Time::from_us(1),
-        },
+        clock: TimerClock::granular(Time::from_us(1)),
         granularity: Time::from_us(1),
         min_rto: Time::from_ms(200),
         ..Profile::Rfc.config()
@@ -488,4 +486,36 @@ fn receiver_echoes_timestamp_and_reports_sack_blocks_most_recent_first() {
     assert_eq!(blocks, vec![(seg(5), seg(6)), (seg(2), seg(3))]);
     // Out-of-order arrivals do not move the echoed timestamp.
     assert_eq!(last.ts_echo, Time::from_us(150));
+}
+
+#[test]
+fn granular_clock_rounds_samples_but_fires_timers_unaligned() {
+    // ns-2 style 10 ms granularity: a 14 ms RTT counts as 10 ms, 16 ms as
+    // 20 ms; a 200 ms RTO armed at 13 ms fires at 213 ms, not on a tick.
+    let c = TcpConfig {
+        clock: TimerClock::granular(Time::from_ms(10)),
+        granularity: Time::from_ms(10),
+        ..cfg()
+    };
+    for (rtt_ms, want_ms) in [(14, 10), (16, 20), (1, 10)] {
+        let mut out = Vec::new();
+        let mut s = TcpSocket::new(c, 0, 0, 1, false);
+        s.connect(Time::from_ms(3), &mut out);
+        s.on_segment(
+            Time::from_ms(3 + rtt_ms),
+            &from_peer(0, 1, 0, flags::SYN | flags::ACK),
+            &mut out,
+        );
+        assert_eq!(s.srtt(), Some(Time::from_ms(want_ms)), "rtt {rtt_ms} ms");
+    }
+    let mut out = Vec::new();
+    let mut s = TcpSocket::new(c, 0, 0, 1, false);
+    s.connect(Time::ZERO, &mut out);
+    s.on_segment(
+        Time::from_ms(1),
+        &from_peer(0, 1, 0, flags::SYN | flags::ACK),
+        &mut out,
+    );
+    s.write(Time::from_ms(13), MSS, &mut out);
+    assert_eq!(s.next_deadline(), Some(Time::from_ms(213)));
 }
