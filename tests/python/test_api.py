@@ -55,6 +55,9 @@ PORT_COLUMNS = [
     "max_pkts",
     "mark_pkts",
     "reordered_pkts",
+    "hcf_periods",
+    "hcf_hp_pkts",
+    "hcf_lp_pkts",
     "avg_pkts",
     "avg_bytes",
 ]

@@ -201,7 +201,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
     let mut ports = Table::new();
     {
         let (mut node, mut peer, mut nk, mut lim) = (vec![], vec![], vec![], vec![]);
-        let mut cols: [Vec<i64>; 10] = Default::default();
+        let mut cols: [Vec<i64>; 13] = Default::default();
         for p in &net.ports {
             node.push(name(p.node));
             peer.push(name(p.peer));
@@ -214,6 +214,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
             );
             lim.push(p.queue.limit_label());
             let s = &p.stats;
+            let h = p.queue.hcf_stats();
             for (c, v) in cols.iter_mut().zip([
                 s.enq_pkts,
                 s.enq_bytes,
@@ -225,6 +226,9 @@ pub fn collect(sim: &Simulation) -> RunResult {
                 s.max_pkts,
                 p.queue.marks(),
                 s.reordered,
+                h.periods,
+                h.hp_pkts,
+                h.lp_pkts,
             ]) {
                 c.push(v as i64);
             }
@@ -259,6 +263,9 @@ pub fn collect(sim: &Simulation) -> RunResult {
             "max_pkts",
             "mark_pkts",
             "reordered_pkts",
+            "hcf_periods",
+            "hcf_hp_pkts",
+            "hcf_lp_pkts",
         ];
         for (n, c) in names.iter().zip(cols) {
             ports.push(n, Column::I64(c));

@@ -61,8 +61,18 @@ pub struct Hcf {
     hash_seed: u64,
     rng: Rng,
     next_fixed: Time,
-    /// Periods begun so far.
+    pub stats: HcfStats,
+}
+
+/// What an HCF queue did over a run (the ports table's `hcf_*` columns).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HcfStats {
+    /// Priority periods begun (the first at time zero).
     pub periods: u64,
+    /// Arrivals that joined the HP queue on a credit.
+    pub hp_pkts: u64,
+    /// Arrivals that joined the LP queue (no credit, or HP full).
+    pub lp_pkts: u64,
 }
 
 impl Hcf {
@@ -76,7 +86,7 @@ impl Hcf {
             hash_seed: 0,
             rng,
             next_fixed: Time::ZERO,
-            periods: 0,
+            stats: HcfStats::default(),
         };
         h.init(Time::ZERO);
         h
@@ -109,7 +119,7 @@ impl Hcf {
         let c0 = self.c0();
         self.credits.iter_mut().for_each(|c| *c = c0);
         self.hash_seed = self.rng.next_u64();
-        self.periods += 1;
+        self.stats.periods += 1;
         if let Period::Fixed(p) = self.cfg.period {
             self.next_fixed = now + p;
         }
@@ -170,6 +180,7 @@ impl QueueDiscipline for Hcf {
             }
             self.bytes[hp] += pkt.size().get();
             self.fifo[hp].push_back(pkt);
+            self.stats.hp_pkts += 1;
             Ok(())
         } else if self.fits(lp, self.cfg.lp_limit, &pkt) {
             // Step 4: c(k) <- 0, so no later packet of the flow overtakes it.
@@ -179,6 +190,7 @@ impl QueueDiscipline for Hcf {
             }
             self.bytes[lp] += pkt.size().get();
             self.fifo[lp].push_back(pkt);
+            self.stats.lp_pkts += 1;
             Ok(())
         } else {
             Err(pkt)
@@ -267,6 +279,28 @@ mod tests {
         assert_eq!(order[0], 1);
         assert_eq!(order[1], f2);
         assert_eq!(order.len(), 6);
+    }
+
+    #[test]
+    fn period_ends_when_hp_empties_and_lp_takes_the_hp_role() {
+        let mut q = Hcf::new(cfg(true), Rng::new(3));
+        // Flow 1: its credit puts packet 0 in HP; 1 and 2 go to LP.
+        for s in 0..3 {
+            q.enqueue(pkt(1, s), Time::ZERO).unwrap();
+        }
+        assert_eq!((q.stats.hp_pkts, q.stats.lp_pkts), (1, 2));
+        assert_eq!(q.stats.periods, 1);
+        assert_eq!(q.dequeue(Time::ZERO).unwrap().seq, 0);
+        // HP emptied: a new period, and the old LP (packets 1, 2) is now HP.
+        assert_eq!(q.stats.periods, 2);
+        // Fresh credit: packet 3 joins the new HP behind 1 and 2, in order.
+        q.enqueue(pkt(1, 3), Time::ZERO).unwrap();
+        assert_eq!(q.stats.hp_pkts, 2);
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(Time::ZERO))
+            .map(|p| p.seq)
+            .collect();
+        assert_eq!(order, vec![1, 2, 3]);
+        assert_eq!(q.stats.periods, 3);
     }
 
     #[test]

@@ -12,7 +12,7 @@ mod sfq;
 
 pub use droptail::DropTail;
 pub use drr::Drr;
-pub use hcf::{Hcf, HcfConfig, Period};
+pub use hcf::{Hcf, HcfConfig, HcfStats, Period};
 pub use priority::{Class, Priority};
 pub use red::{Red, RedConfig};
 pub use sfq::Sfq;
@@ -126,6 +126,13 @@ impl Queue {
             Queue::Sfq(_) => "sfq".to_string(),
             Queue::Drr(_) => "drr".to_string(),
             Queue::Priority(_) => "priority".to_string(),
+        }
+    }
+    /// HCF's period and admission counts (zero for other disciplines).
+    pub fn hcf_stats(&self) -> HcfStats {
+        match self {
+            Queue::Hcf(q) => q.stats,
+            _ => HcfStats::default(),
         }
     }
     /// Packets marked CE so far.

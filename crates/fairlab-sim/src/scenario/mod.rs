@@ -561,6 +561,10 @@ pub struct TcpSpec {
     /// Timeouts at RTO * (1 + U(0, 0.5)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub randomize_rto: Option<bool>,
+    /// RFC 7323 (4) RTTM: RTO samples from echoed timestamps, so a timeout's
+    /// backoff ends at the first ACK after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_timestamps: Option<bool>,
     /// Consecutive timeouts before the connection aborts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_retransmits: Option<u32>,
@@ -601,6 +605,7 @@ impl TcpSpec {
             sack,
             ecn,
             randomize_rto,
+            rtt_timestamps,
             max_retransmits,
             handshake
         )
@@ -757,6 +762,9 @@ impl TcpSpec {
         }
         if let Some(b) = self.randomize_rto {
             c.randomize_rto = b;
+        }
+        if let Some(b) = self.rtt_timestamps {
+            c.rtt_timestamps = b;
         }
         if let Some(n) = self.max_retransmits {
             if n == 0 {

@@ -110,6 +110,13 @@ pub struct TcpConfig {
     /// Each timeout fires at RTO * (1 + U(0, 0.5)) (Vasudevan et al.,
     /// SIGCOMM 2009), to desynchronize retransmissions at large fan-in.
     pub randomize_rto: bool,
+    /// RFC 7323 (4.1) RTTM: every ACK that advances the left window edge
+    /// gives an RTO sample from its echoed timestamp. Retransmissions are
+    /// then timed too (RFC 7323 (4.2) makes the echo unambiguous), so the
+    /// first ACK after a timeout ends the backoff (RFC 6298 (5.7)), as in
+    /// Linux (`tcp_ack_update_rtt`). Off: Karn's algorithm on one timed
+    /// segment per window, and the backoff lasts until new data is acked.
+    pub rtt_timestamps: bool,
     /// Consecutive timeouts after which the connection aborts (Linux's
     /// tcp_retries2 = 15).
     pub max_retransmits: u32,
@@ -173,6 +180,9 @@ impl Profile {
                 sack: false,
                 ecn: false,
                 randomize_rto: false,
+                // ns-2's agents and the textbook estimator time one segment
+                // per window, never a retransmission (Karn).
+                rtt_timestamps: false,
                 max_retransmits: 15,
             },
             Profile::Linux => TcpConfig {
@@ -187,6 +197,8 @@ impl Profile {
                 cwnd_validation: true,
                 cc: CcKind::Cubic,
                 sack: true,
+                // net.ipv4.tcp_timestamps = 1 by default: every ACK is timed.
+                rtt_timestamps: true,
                 ..Profile::Rfc.config()
             },
             Profile::Datacenter => TcpConfig {

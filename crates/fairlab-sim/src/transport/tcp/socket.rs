@@ -724,9 +724,15 @@ impl TcpSocket {
         let flight_before = self.snd_max - self.snd_una;
         self.note_ack_arrival(now, ack);
         let acked = ack - self.snd_una;
-        // RFC 6298 estimator: the timed segment, on the timer's clock
-        // (Karn: none if it was retransmitted).
-        if let Some((end, sent)) = self.rtt_timing {
+        // RFC 6298 estimator on the timer's clock: with RFC 7323 (4.1) RTTM
+        // every ACK of new data is a sample, from its echoed timestamp;
+        // otherwise only the timed segment (Karn: none if it was
+        // retransmitted).
+        if self.cfg.rtt_timestamps && seg.ts_echo != NO_TS && seg.ts_echo <= now {
+            let r = self.cfg.clock.measure(seg.ts_echo, now);
+            self.rto.sample(r, &self.cfg);
+            self.rtt_timing = None;
+        } else if let Some((end, sent)) = self.rtt_timing {
             if ack >= end {
                 let r = self.cfg.clock.measure(sent, now);
                 self.rto.sample(r, &self.cfg);

@@ -519,3 +519,38 @@ fn granular_clock_rounds_samples_but_fires_timers_unaligned() {
     s.write(Time::from_ms(13), MSS, &mut out);
     assert_eq!(s.next_deadline(), Some(Time::from_ms(213)));
 }
+
+/// One timeout on a four-segment write, then the ACK of the retransmission
+/// (echoing its timestamp): returns the RTO in force after that ACK.
+fn rto_after_acked_retransmission(rtt_timestamps: bool) -> Time {
+    let c = TcpConfig {
+        rtt_timestamps,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 4, &mut out);
+    let deadline = s.next_deadline().unwrap();
+    out.clear();
+    s.on_timer(deadline, &mut out);
+    assert_eq!(data_seqs(&out), vec![seg(0)]);
+    assert_eq!(s.rto(), Time::from_ms(400), "backed off once");
+    let mut a = ack(seg(1));
+    a.ts_echo = out[0].ts;
+    out.clear();
+    s.on_segment(deadline + Time::from_us(100), &a, &mut out);
+    s.rto()
+}
+
+#[test]
+fn karn_keeps_the_backoff_until_new_data_is_acked() {
+    // RFC 6298 (5.7) with Karn's rule: the retransmission is not timed, so
+    // its ACK leaves the doubled RTO in force.
+    assert_eq!(rto_after_acked_retransmission(false), Time::from_ms(400));
+}
+
+#[test]
+fn timestamps_end_the_backoff_at_the_first_ack_after_a_timeout() {
+    // RFC 7323 (4.1) RTTM: the echoed timestamp times the retransmission;
+    // the sample re-derives the RTO (min_rto 200 ms) and clears the backoff.
+    assert_eq!(rto_after_acked_retransmission(true), Time::from_ms(200));
+}
