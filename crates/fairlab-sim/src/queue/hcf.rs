@@ -89,6 +89,13 @@ impl Hcf {
             stats: HcfStats::default(),
         };
         h.init(Time::ZERO);
+        if let Period::Fixed(p) = cfg.period {
+            // The switch's period clock has no phase relation to the hosts'
+            // timer ticks: the first period ends at a random point of it.
+            // (From time zero, 10 ms periods would renew credits on the very
+            // instants 10 ms jiffies fire every timeout.)
+            h.next_fixed = Time(1 + h.rng.below_inclusive(p.0 - 1));
+        }
         h
     }
 
@@ -301,6 +308,31 @@ mod tests {
             .collect();
         assert_eq!(order, vec![1, 2, 3]);
         assert_eq!(q.stats.periods, 3);
+    }
+
+    #[test]
+    fn fixed_periods_renew_every_period_from_a_random_phase() {
+        let ms = Time::from_ms(1);
+        let mut phases = Vec::new();
+        for seed in 0..8 {
+            let mut q = Hcf::new(
+                HcfConfig {
+                    period: Period::Fixed(ms.times(10)),
+                    ..cfg(true)
+                },
+                Rng::new(seed),
+            );
+            phases.push(q.next_fixed);
+            assert!(q.next_fixed > Time::ZERO && q.next_fixed <= ms.times(10));
+            // One boundary in each 10 ms, wherever the phase lies.
+            q.enqueue(pkt(1, 0), ms.times(10)).unwrap();
+            assert_eq!(q.stats.periods, 2);
+            q.enqueue(pkt(1, 1), ms.times(20)).unwrap();
+            assert_eq!(q.stats.periods, 3);
+        }
+        phases.sort();
+        phases.dedup();
+        assert!(phases.len() > 1, "the phase depends on the seed");
     }
 
     #[test]
