@@ -13,7 +13,9 @@ import platform
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -224,12 +226,27 @@ def cmd_trace(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_reproduce(args: argparse.Namespace) -> int:
-    """Runs a source document's experiment and prints it beside the published numbers."""
-    from . import hcf
+#: The HCF sweeps: experiment name -> (scenario parameter, values).
+HCF_SWEEPS: dict[str, tuple[str, list[Any]]] = {
+    "buffer": ("buffer_pkts", [2, 5, 10, 20, 50, 100, 200, 500, 1000]),
+    "credits": ("c0", [1, 2, 4, 8, 16]),
+    "bins": ("bins", [1, 2, 5, 10, 20, 50, 100]),
+    "period": ("period", ["dynamic", "100us", "1ms", "10ms", "100ms"]),
+    "bloom": ("hashes", [1, 2, 3, 4]),
+}
+HCF_EXPERIMENTS = ["baseline", *HCF_SWEEPS, "short", "incast", "hosts"]
+_LONG_COLS = ["discipline", "variance", "starved_pct", "utilization", "jain"]
 
-    if args.study != "hcf":
-        raise UsageError(f"reproduce: {args.study!r} is not a known study; expected hcf")
+
+def _fmt(v: float) -> str:
+    return f"{v:.4g}"
+
+
+def _hcf_run(name: str, args: argparse.Namespace) -> tuple[Any, list[str], Callable[[str], Any]]:
+    """Runs one HCF experiment: its table, the lines to print before it, and
+    a function that writes its plot."""
+    from . import hcf, plots
+
     common = {
         "flows": args.flows,
         "duration": args.duration,
@@ -237,52 +254,40 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         "workers": args.jobs,
         "seed": args.seed,
     }
-    sweeps = {
-        "buffer": ("buffer_pkts", [2, 5, 10, 20, 50, 100, 200, 500, 1000]),
-        "credits": ("c0", [1, 2, 4, 8, 16]),
-        "bins": ("bins", [1, 2, 5, 10, 20, 50, 100]),
-        "period": ("period", ["dynamic", "100us", "1ms", "10ms", "100ms"]),
-        "bloom": ("hashes", [1, 2, 3, 4]),
-    }
-    if args.experiment == "baseline":
+    claim = hcf.PUBLISHED_CLAIMS.get(name, "")
+    if name == "baseline":
         df = hcf.baseline(**common)
+        head = [
+            f"HCF baseline: {args.flows} NewReno flows, 100 Mb/s, RTT 100 us, B = 20 pkt, "
+            f"K = 20, c0 = 1, UDP 5 %, {args.duration}, last {args.window}"
+        ]
+        for _, r in df.iterrows():
+            pub = hcf.PUBLISHED_BASELINE[r["discipline"]]
+            head.append(
+                f"  {r['discipline']:>4}: variance {r['variance']:.3g} "
+                f"(paper {pub['variance']:.3g}), "
+                f"starved {r['starved_pct']:.1f} % (paper {pub['starved_pct']} %), "
+                f"utilization {r['utilization']:.3f}, Jain {r['jain']:.3f}, longest starvation "
+                f"median {r['longest_starvation_median_s']:.1f} s max "
+                f"{r['longest_starvation_max_s']:.1f} s, reordered {r['reordered_pkts']}"
+            )
         cols = [
-            "discipline",
-            "variance",
-            "starved_pct",
-            "utilization",
-            "jain",
+            *_LONG_COLS,
             "longest_starvation_median_s",
             "longest_starvation_max_s",
             "reordered_pkts",
         ]
-        if args.format == "csv":
-            df[cols].to_csv(sys.stdout, index=False, float_format="%.6g")
-        else:
-            print(
-                f"HCF baseline: {args.flows} NewReno flows, 100 Mb/s, RTT 100 us, B = 20 pkt, "
-                f"K = 20, c0 = 1, UDP 5 %, {args.duration}, last {args.window}"
-            )
-            for _, r in df.iterrows():
-                pub = hcf.PUBLISHED_BASELINE[r["discipline"]]
-                print(
-                    f"  {r['discipline']:>4}: variance {r['variance']:.3g} "
-                    f"(paper {pub['variance']:.3g}), "
-                    f"starved {r['starved_pct']:.1f} % (paper {pub['starved_pct']} %), "
-                    f"utilization {r['utilization']:.3f}, Jain {r['jain']:.3f}, longest starvation "
-                    f"median {r['longest_starvation_median_s']:.1f} s max "
-                    f"{r['longest_starvation_max_s']:.1f} s, reordered {r['reordered_pkts']}"
-                )
-        if args.plot:
-            from .plots import plot_hcf_baseline
-
-            plot_hcf_baseline(df, args.plot)
-            print(f"plot written to {args.plot}", file=sys.stderr)
-        return 0
-    if args.experiment == "short":
+        return df[cols], head, lambda path: plots.plot_hcf_baseline(df, path)
+    if name in HCF_SWEEPS:
+        param, values = HCF_SWEEPS[name]
+        df = hcf.sweep(param, values, **common)
+        head = [f"HCF sweep of {param} (paper: {claim})"]
+        cols = ["experiment", "value", *_LONG_COLS, "reordered_pkts"]
+        return df[cols], head, lambda path: plots.plot_hcf_sweep(df, path, param)
+    if name == "short":
         df = hcf.short_over_long(
             flows=max(args.flows // 4, 1),
-            duration=args.duration,
+            duration=f"{hcf._secs(args.duration) * 5 / 3:g}s",
             workers=args.jobs,
             seed=args.seed,
         )
@@ -291,36 +296,57 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             .describe(percentiles=[0.5, 0.95])
             .reset_index()
         )
-        if args.format == "csv":
-            q.to_csv(sys.stdout, index=False, float_format="%.6g")
-        else:
-            print("short flows over long ones: completion time (s) by size, FIFO and HCF")
-            print(q.to_string(index=False, float_format=lambda v: f"{v:.3g}"))
-        return 0
-    if args.experiment == "incast":
+        head = [
+            "short flows over long ones: completion time (s) by size, FIFO and HCF "
+            f"(paper: {claim})"
+        ]
+        return q, head, lambda path: plots.plot_hcf_short(df, path)
+    if name == "incast":
         df = hcf.incast([1, 2, 4, 8, 16, 32, 64, 100], workers=args.jobs, seed=args.seed)
         cols = ["discipline", "servers", "goodput_mbps", "total_timeouts", "max_starvation_s"]
-        if args.format == "csv":
-            df[cols].to_csv(sys.stdout, index=False, float_format="%.6g")
-        else:
-            print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-        return 0
-    if args.experiment not in sweeps:
-        raise UsageError(
-            f"--experiment: {args.experiment!r}; expected baseline or one of {', '.join(sweeps)}"
-        )
-    param, values = sweeps[args.experiment]
-    df = hcf.sweep(param, values, **common)
-    cols = ["experiment", "value", "discipline", "variance", "starved_pct", "utilization", "jain"]
-    if args.format == "csv":
-        df[cols].to_csv(sys.stdout, index=False, float_format="%.6g")
-    else:
-        print(df[cols].to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-    if args.plot:
-        from .plots import plot_hcf_sweep
+        head = [f"incast through HCF, 1 MB blocks (paper: {claim})"]
+        return df[cols], head, lambda path: plots.plot_hcf_incast(df, path)
+    if name == "hosts":
+        df = hcf.hosts(**common)
+        cols = ["host", *_LONG_COLS, "longest_starvation_median_s"]
+        head = [f"the baseline on other TCP hosts {claim}"]
+        return df[cols], head, lambda path: plots.plot_hcf_hosts(df, path)
+    raise UsageError(
+        f"--experiment: {name!r} is not an HCF experiment; expected all or one of "
+        f"{', '.join(HCF_EXPERIMENTS)}"
+    )
 
-        plot_hcf_sweep(df, args.plot, param)
-        print(f"plot written to {args.plot}", file=sys.stderr)
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Runs a source document's experiments and prints them beside the published numbers."""
+    if args.study != "hcf":
+        raise UsageError(f"reproduce: {args.study!r} is not a known study; expected hcf")
+    names = HCF_EXPERIMENTS if args.experiment == "all" else [args.experiment]
+    if args.format == "csv" and len(names) > 1:
+        raise UsageError("--format csv prints one table: give one --experiment")
+    if args.plot and len(names) > 1:
+        raise UsageError("--plot names one file: give one --experiment, or use --out DIR")
+    if args.out is None and len(names) > 1:
+        args.out = "hcf-results"
+    out = Path(args.out) if args.out else None
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+    for name in names:
+        table, head, plot = _hcf_run(name, args)
+        if args.format == "csv":
+            table.to_csv(sys.stdout, index=False, float_format="%.6g")
+        else:
+            if len(names) > 1:
+                print(f"\n== {name}")
+            print("\n".join(head))
+            print(table.to_string(index=False, float_format=_fmt))
+        if args.plot:
+            plot(args.plot)
+            print(f"plot written to {args.plot}", file=sys.stderr)
+        if out is not None:
+            plot(out / f"hcf-{name}.png")
+            table.to_csv(out / f"hcf-{name}.csv", index=False)
+            print(f"{name}: {out}/hcf-{name}.png, hcf-{name}.csv", file=sys.stderr)
     return 0
 
 
@@ -468,18 +494,29 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument("study", help="hcf")
     rp.add_argument(
         "--experiment",
-        default="baseline",
-        help="baseline, buffer, credits, bins, period, bloom, short, incast",
+        default="all",
+        help="all (default), baseline, buffer, credits, bins, period, bloom, short, incast, hosts",
     )
     rp.add_argument("--flows", type=int, default=400)
-    rp.add_argument("--duration", default="180s")
+    rp.add_argument(
+        "--duration",
+        default="180s",
+        help="simulated time of the long-flow runs (short over long: 5/3 of it, the paper's 5 min)",
+    )
     rp.add_argument("--window", default="10s", help="final measuring window T")
     rp.add_argument("--seed", type=int, default=1)
     rp.add_argument("--jobs", type=int, default=None)
     rp.add_argument("--format", choices=["table", "csv"], default="table")
     rp.add_argument(
         "--plot",
-        help="PNG: per-flow throughput and starvation distributions (baseline) or the sweep",
+        help="PNG of one experiment: per-flow throughput and starvation distributions "
+        "(baseline), the sweep, the latency CDFs (short), goodput (incast)",
+    )
+    rp.add_argument(
+        "--out",
+        default=None,
+        help="directory for every experiment's plot and CSV table "
+        "(default with --experiment all: hcf-results)",
     )
     rp.set_defaults(func=cmd_reproduce)
 

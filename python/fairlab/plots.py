@@ -102,13 +102,20 @@ def plot_hcf_baseline(df: pd.DataFrame, path: str | Path) -> Path:
 
 
 def plot_hcf_sweep(df: pd.DataFrame, path: str | Path, parameter: str) -> Path:
-    """Unfairness (variance) and starvation against one parameter, per discipline."""
+    """Unfairness (variance) and starvation against one parameter, per
+    discipline; a FIFO reference run at the baseline ("baseline" value) is a
+    dashed line."""
     fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    ref = df[df["value"].astype(str) == "baseline"]
+    df = df[df["value"].astype(str) != "baseline"]
     numeric = pd.to_numeric(df["value"], errors="coerce").notna().all()
     for disc, g in df.groupby("discipline", sort=False):
         x = g["value"].astype(float) if numeric else g["value"].astype(str)
         a1.plot(x, g["variance"], marker="o", label=disc)
         a2.plot(x, g["starved_pct"], marker="o", label=disc)
+    for _, r in ref.iterrows():
+        a1.axhline(r["variance"], ls="--", color="gray", label=f"{r['discipline']} (baseline)")
+        a2.axhline(r["starved_pct"], ls="--", color="gray", label=f"{r['discipline']} (baseline)")
     if (
         numeric
         and df["value"].astype(float).max() / max(df["value"].astype(float).min(), 1e-9) > 50
@@ -121,6 +128,72 @@ def plot_hcf_sweep(df: pd.DataFrame, path: str | Path, parameter: str) -> Path:
     for a in (a1, a2):
         a.set_xlabel(parameter)
         a.grid(True, alpha=0.3)
+        a.legend()
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def plot_hcf_short(df: pd.DataFrame, path: str | Path) -> Path:
+    """CDF of short-flow completion times per size, FIFO against HCF (Fig. 10)."""
+    sizes = sorted(df["packets"].unique())
+    fig, axes = plt.subplots(1, len(sizes), figsize=(4 * len(sizes), 3.6), squeeze=False)
+    for ax, size in zip(axes[0], sizes, strict=True):
+        for disc, g in df[df["packets"] == size].groupby("discipline", sort=False):
+            t = g["fct_s"].dropna().sort_values().to_numpy()
+            ax.step(t, [(i + 1) / len(g) for i in range(len(t))], where="post", label=disc)
+        ax.set_xscale("log")
+        ax.set_xlabel("transfer latency (s)")
+        ax.set_ylabel("CDF of flows")
+        ax.set_title(f"{size}-packet flows", fontsize=10)
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def plot_hcf_incast(df: pd.DataFrame, path: str | Path) -> Path:
+    """Block goodput and the longest starvation against servers (Fig. 2a, 3a)."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(10, 4))
+    for disc, g in df.groupby("discipline", sort=False):
+        a1.plot(g["servers"], g["goodput_mbps"], marker="o", label=disc)
+        a2.plot(g["servers"], g["max_starvation_s"], marker="o", label=disc)
+    a1.set_ylabel("block goodput (Mb/s)")
+    a2.set_ylabel("longest starvation (s)")
+    for a in (a1, a2):
+        a.set_xscale("log")
+        a.set_xlabel("servers")
+        a.grid(True, alpha=0.3)
+        a.legend()
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
+
+
+def plot_hcf_hosts(df: pd.DataFrame, path: str | Path) -> Path:
+    """Starved flows and unfairness of FIFO and HCF on each TCP host model."""
+    hosts = list(dict.fromkeys(df["host"]))
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(11, 4.2))
+    width = 0.38
+    for k, (disc, g) in enumerate(df.groupby("discipline", sort=False)):
+        g = g.set_index("host").reindex(hosts)
+        xs = [i + (k - 0.5) * width for i in range(len(hosts))]
+        a1.bar(xs, g["starved_pct"], width, label=disc)
+        a2.bar(xs, g["variance"], width, label=disc)
+    a1.set_ylabel("starved flows (%)")
+    a2.set_ylabel("unfairness: variance of packets per flow")
+    a2.set_yscale("log")
+    for a in (a1, a2):
+        a.set_xticks(range(len(hosts)))
+        a.set_xticklabels(hosts, rotation=30, ha="right", fontsize=7)
+        a.grid(True, axis="y", alpha=0.3)
         a.legend()
     fig.tight_layout()
     out = Path(path)

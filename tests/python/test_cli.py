@@ -189,5 +189,34 @@ def test_reproduce_hcf_sweep_rows_per_value(tmp_path):
     assert p.returncode == 0, p.stderr
     assert png.read_bytes()[:4] == b"\x89PNG"
     df = pd.read_csv(io.StringIO(p.stdout))
-    assert sorted(df["value"]) == [1, 2, 5, 10, 20, 50, 100]
-    assert (df["discipline"] == "hcf").all()
+    # FIFO once at the baseline as the reference, then HCF at every K.
+    assert list(df["value"].astype(str)) == ["baseline", "1", "2", "5", "10", "20", "50", "100"]
+    assert list(df["discipline"]) == ["fifo"] + ["hcf"] * 7
+
+
+def test_reproduce_hcf_hosts_writes_table_and_plot_to_out(tmp_path):
+    p = run_cli(
+        "reproduce",
+        "hcf",
+        "--experiment",
+        "hosts",
+        "--flows",
+        "20",
+        "--duration",
+        "3s",
+        "--window",
+        "1s",
+        "--out",
+        str(tmp_path),
+    )
+    assert p.returncode == 0, p.stderr
+    assert (tmp_path / "hcf-hosts.png").read_bytes()[:4] == b"\x89PNG"
+    df = pd.read_csv(tmp_path / "hcf-hosts.csv")
+    assert len(df) == 12 and set(df["discipline"]) == {"fifo", "hcf"}
+    assert df["host"].nunique() == 6
+
+
+def test_reproduce_hcf_csv_needs_one_experiment():
+    p = run_cli("reproduce", "hcf", "--format", "csv")
+    assert p.returncode == 2
+    assert "give one --experiment" in p.stderr
