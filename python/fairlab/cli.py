@@ -269,13 +269,15 @@ def _hcf_run(name: str, args: argparse.Namespace) -> tuple[Any, list[str], Calla
                 f"starved {r['starved_pct']:.1f} % (paper {pub['starved_pct']} %), "
                 f"utilization {r['utilization']:.3f}, Jain {r['jain']:.3f}, longest starvation "
                 f"median {r['longest_starvation_median_s']:.1f} s max "
-                f"{r['longest_starvation_max_s']:.1f} s, reordered {r['reordered_pkts']}"
+                f"{r['longest_starvation_max_s']:.1f} s, reordered {r['reordered_pkts']}, "
+                f"timeout retransmissions dropped {r['timeout_rtx_drop_pct']:.1f} %"
             )
         cols = [
             *_LONG_COLS,
             "longest_starvation_median_s",
             "longest_starvation_max_s",
             "reordered_pkts",
+            "timeout_rtx_drop_pct",
         ]
         return df[cols], head, lambda path: plots.plot_hcf_baseline(df, path)
     if name in HCF_SWEEPS:
@@ -308,7 +310,7 @@ def _hcf_run(name: str, args: argparse.Namespace) -> tuple[Any, list[str], Calla
         return df[cols], head, lambda path: plots.plot_hcf_incast(df, path)
     if name == "hosts":
         df = hcf.hosts(**common)
-        cols = ["host", *_LONG_COLS, "longest_starvation_median_s"]
+        cols = ["host", *_LONG_COLS, "longest_starvation_median_s", "timeout_rtx_drop_pct"]
         head = [f"the baseline on other TCP hosts {claim}"]
         return df[cols], head, lambda path: plots.plot_hcf_hosts(df, path)
     raise UsageError(

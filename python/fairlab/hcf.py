@@ -187,6 +187,10 @@ def long_flow_metrics(
         "longest_starvation_median_s": float(silence.median()),
         "longest_starvation_max_s": float(silence.max()),
         "reordered_pkts": int(bn["reordered_pkts"]),
+        # What starves a flow: losing the lone segment its timeout resends.
+        "timeout_rtx_drop_pct": float(
+            100 * bn["timeout_rtx_drops"] / max(bn["timeout_rtx_pkts"], 1)
+        ),
     }
 
 

@@ -55,6 +55,8 @@ PORT_COLUMNS = [
     "max_pkts",
     "mark_pkts",
     "reordered_pkts",
+    "timeout_rtx_pkts",
+    "timeout_rtx_drops",
     "hcf_periods",
     "hcf_hp_pkts",
     "hcf_lp_pkts",

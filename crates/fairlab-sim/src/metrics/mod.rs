@@ -201,7 +201,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
     let mut ports = Table::new();
     {
         let (mut node, mut peer, mut nk, mut lim) = (vec![], vec![], vec![], vec![]);
-        let mut cols: [Vec<i64>; 13] = Default::default();
+        let mut cols: [Vec<i64>; 15] = Default::default();
         for p in &net.ports {
             node.push(name(p.node));
             peer.push(name(p.peer));
@@ -226,6 +226,8 @@ pub fn collect(sim: &Simulation) -> RunResult {
                 s.max_pkts,
                 p.queue.marks(),
                 s.reordered,
+                s.timeout_rtx_pkts,
+                s.timeout_rtx_drops,
                 h.periods,
                 h.hp_pkts,
                 h.lp_pkts,
@@ -263,6 +265,8 @@ pub fn collect(sim: &Simulation) -> RunResult {
             "max_pkts",
             "mark_pkts",
             "reordered_pkts",
+            "timeout_rtx_pkts",
+            "timeout_rtx_drops",
             "hcf_periods",
             "hcf_hp_pkts",
             "hcf_lp_pkts",

@@ -1,5 +1,5 @@
 //! The packet: a TCP segment (or, later, a UDP datagram) with the addressing
-//! a switch needs. Copied by value along its path: 48 bytes, no heap.
+//! a switch needs. Copied by value along its path: 88 bytes, no heap.
 
 use crate::units::{Bytes, Time};
 
@@ -57,6 +57,9 @@ pub struct Packet {
     pub flags: u8,
     /// True when sent by the connection's passive (listening) side.
     pub from_passive: bool,
+    /// The segment a retransmission timeout sent (the ports table counts
+    /// how many of these each port drops: starvation is made of their loss).
+    pub timeout_rtx: bool,
     /// SACK blocks in use.
     pub sack_len: u8,
     /// SACK blocks as (start - ack, end - ack).
@@ -91,6 +94,7 @@ impl Packet {
     }
     /// A blank packet (tests and builders fill in what they need).
     pub fn blank() -> Packet {
+        const _: () = assert!(std::mem::size_of::<Packet>() == 88);
         Packet {
             seq: 0,
             ack: 0,
@@ -103,6 +107,7 @@ impl Packet {
             wnd: 0,
             flags: 0,
             from_passive: false,
+            timeout_rtx: false,
             sack_len: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
             stamp: 0,

@@ -26,6 +26,9 @@ pub struct PortStats {
     pub last_change: crate::units::Time,
     /// Packets that left before a packet of their flow that arrived earlier.
     pub reordered: u64,
+    /// Arrivals and drops of segments sent by a retransmission timeout.
+    pub timeout_rtx_pkts: u64,
+    pub timeout_rtx_drops: u64,
 }
 
 impl PortStats {

@@ -386,6 +386,8 @@ impl Simulation {
         pkt.stamp = port.arrivals;
         let size = pkt.size().get();
         let data = pkt.is_data();
+        let timeout_rtx = pkt.timeout_rtx;
+        port.stats.timeout_rtx_pkts += timeout_rtx as u64;
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
         match port.queue.enqueue(pkt, now) {
             Ok(()) => {
@@ -405,6 +407,7 @@ impl Simulation {
             Err(_) => {
                 port.stats.drop_pkts += 1;
                 port.stats.drop_bytes += size;
+                port.stats.timeout_rtx_drops += timeout_rtx as u64;
                 self.counters.drops += 1;
                 if data {
                     self.counters.data_drops += 1;

@@ -345,6 +345,7 @@ impl TcpSocket {
             wnd: self.cfg.receive_window.get().min(u32::MAX as u64) as u32,
             flags: fl,
             from_passive: self.passive,
+            timeout_rtx: false,
             sack_len: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
             stamp: 0,
@@ -1033,7 +1034,11 @@ impl TcpSocket {
         self.rtt_timing = None;
         // Go back: resend from the first unacknowledged byte as cwnd allows.
         self.snd_nxt = self.snd_una;
+        let first = out.len();
         self.try_send(now, out);
+        for p in &mut out[first..] {
+            p.timeout_rtx = p.is_data();
+        }
         // RFC 6298 (5.6): the timer restarts with the backed-off RTO.
         self.arm_rto(now);
     }

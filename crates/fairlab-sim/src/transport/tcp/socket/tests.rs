@@ -163,6 +163,7 @@ fn duplicate_ack_definition_excludes_segments_with_data() {
 fn rto_backoff_doubles_each_consecutive_timeout() {
     let mut out = Vec::new();
     let mut s = established(cfg(), 1, &mut out);
+    assert!(!out[0].timeout_rtx, "a first transmission");
     let sent_at = Time::from_us(100);
     let mut deadline = s.next_deadline().unwrap();
     assert_eq!(deadline, sent_at + Time::from_ms(200));
@@ -172,6 +173,7 @@ fn rto_backoff_doubles_each_consecutive_timeout() {
         s.on_timer(deadline, &mut out);
         assert_eq!(s.stats.timeouts, k);
         assert_eq!(data_seqs(&out), vec![seg(0)]);
+        assert!(out[0].timeout_rtx, "marked as sent by the timeout");
         let next = s.next_deadline().unwrap();
         assert_eq!(next - deadline, expect_gap);
         deadline = next;
