@@ -70,6 +70,47 @@ limit = "100pkt"
     Scenario::from_toml_str(&text).unwrap()
 }
 
+/// The HCF paper's long-flow baseline (docs/hcf.md), shortened to
+/// `duration`: 400 NewReno flows and 5 % Poisson UDP through a 100 Mb/s
+/// port of 20 packets, run by `discipline` ("droptail" or "hcf").
+pub fn hcf_baseline(discipline: &str, duration: &str) -> Scenario {
+    let flows = 400;
+    let mut text = format!(
+        r#"
+duration = "{duration}"
+[topology]
+kind = "dumbbell"
+left = {n}
+right = {n}
+rate = "10Gbps"
+delay = "5us"
+bottleneck_rate = "100Mbps"
+bottleneck_delay = "40us"
+[queue]
+discipline = "{discipline}"
+limit = "20pkt"
+[tcp]
+resolution = "jiffy"
+hz = 100
+rtt_timestamps = true
+[[workload]]
+kind = "udp"
+src = "l{flows}"
+dst = "r{flows}"
+rate = "5Mbps"
+arrivals = "poisson"
+"#,
+        n = flows + 1
+    );
+    for i in 0..flows {
+        text.push_str(&format!(
+            "[[workload]]\nkind = \"bulk\"\nsrc = \"l{i}\"\ndst = \"r{i}\"\nstart = \"{}ms\"\n",
+            (i * 7919) % flows * 2000 / flows
+        ));
+    }
+    Scenario::from_toml_str(&text).unwrap()
+}
+
 fn hops(scs: &[Scenario]) -> u64 {
     scs.iter()
         .map(|s| fairlab_sim::run(s, None).unwrap().int("packet_hops") as u64)
@@ -98,6 +139,19 @@ fn bench(c: &mut Criterion) {
         b.iter(|| criterion::black_box(fairlab_sim::run(&db[0], None).unwrap()))
     });
     g.finish();
+
+    // Simulated seconds after the 2 s start-up, where the 3-minute runs
+    // spend their time.
+    for disc in ["droptail", "hcf"] {
+        let sc = vec![hcf_baseline(disc, "10s")];
+        let mut g = c.benchmark_group("hcf_baseline_400_flows_10s");
+        g.sample_size(10).measurement_time(Duration::from_secs(15));
+        g.throughput(Throughput::Elements(hops(&sc)));
+        g.bench_function(disc, |b| {
+            b.iter(|| criterion::black_box(fairlab_sim::run(&sc[0], None).unwrap()))
+        });
+        g.finish();
+    }
 }
 
 criterion_group!(benches, bench);
