@@ -56,7 +56,14 @@ pub struct Hcf {
     fifo: [VecDeque<Packet>; 2],
     bytes: [u64; 2],
     hp: usize,
-    credits: Vec<u64>,
+    /// Per bin: (the period its credit was last written in, credit left).
+    /// A bin not written in the current period holds c0, so that renewing
+    /// all K credits at a period's start is one increment, not K writes.
+    credits: Vec<(u64, u64)>,
+    /// The current period's number.
+    epoch: u64,
+    /// c0 in credit units (packets, or bytes with byte credits).
+    c0_units: u64,
     /// Seed of this period's hash functions.
     hash_seed: u64,
     rng: Rng,
@@ -82,7 +89,13 @@ impl Hcf {
             fifo: [VecDeque::new(), VecDeque::new()],
             bytes: [0, 0],
             hp: 0,
-            credits: vec![0; cfg.bins.max(1) as usize],
+            credits: vec![(0, 0); cfg.bins.max(1) as usize],
+            epoch: 0,
+            c0_units: if cfg.byte_credits {
+                cfg.c0 as u64 * CREDIT_BYTES
+            } else {
+                cfg.c0 as u64
+            },
             hash_seed: 0,
             rng,
             next_fixed: Time::ZERO,
@@ -105,26 +118,30 @@ impl Hcf {
 
     /// Memory of the credit bins: K * ceil(log2(c0 + 1)) bits (Section III-C).
     pub fn memory_bits(&self) -> u64 {
-        let c0 = if self.cfg.byte_credits {
-            self.cfg.c0 as u64 * CREDIT_BYTES
-        } else {
-            self.cfg.c0 as u64
-        };
-        self.cfg.bins as u64 * (64 - c0.leading_zeros()) as u64
+        self.cfg.bins as u64 * (64 - self.c0_units.leading_zeros()) as u64
     }
 
-    fn c0(&self) -> u64 {
-        if self.cfg.byte_credits {
-            self.cfg.c0 as u64 * CREDIT_BYTES
+    /// Credit left in bin `b` this period.
+    #[inline]
+    fn credit(&self, b: usize) -> u64 {
+        let (epoch, left) = self.credits[b];
+        if epoch == self.epoch {
+            left
         } else {
-            self.cfg.c0 as u64
+            self.c0_units
         }
+    }
+
+    #[inline]
+    fn set_credit(&mut self, b: usize, left: u64) {
+        self.credits[b] = (self.epoch, left);
     }
 
     /// Algorithm 1 init(): reset the credits, pick a new hash function.
     fn init(&mut self, now: Time) {
-        let c0 = self.c0();
-        self.credits.iter_mut().for_each(|c| *c = c0);
+        // Step 1: every c(k) <- c0, in O(1): bins written in an earlier
+        // period read as c0.
+        self.epoch += 1;
         self.hash_seed = self.rng.next_u64();
         self.stats.periods += 1;
         if let Period::Fixed(p) = self.cfg.period {
@@ -177,13 +194,13 @@ impl QueueDiscipline for Hcf {
             1
         };
         let kappa = self.cfg.hashes.max(1);
-        let has_credit = (0..kappa).any(|j| self.credits[self.bin(&pkt, j)] > 0);
+        let has_credit = (0..kappa).any(|j| self.credit(self.bin(&pkt, j)) > 0);
         let (hp, lp) = (self.hp, 1 - self.hp);
         if has_credit && self.fits(hp, self.cfg.hp_limit, &pkt) {
             // Conservative update: spend from every positive hashed bin.
             for j in 0..kappa {
                 let b = self.bin(&pkt, j);
-                self.credits[b] = self.credits[b].saturating_sub(cost);
+                self.set_credit(b, self.credit(b).saturating_sub(cost));
             }
             self.bytes[hp] += pkt.size().get();
             self.fifo[hp].push_back(pkt);
@@ -193,7 +210,7 @@ impl QueueDiscipline for Hcf {
             // Step 4: c(k) <- 0, so no later packet of the flow overtakes it.
             for j in 0..kappa {
                 let b = self.bin(&pkt, j);
-                self.credits[b] = 0;
+                self.set_credit(b, 0);
             }
             self.bytes[lp] += pkt.size().get();
             self.fifo[lp].push_back(pkt);
