@@ -93,7 +93,8 @@ def long_flows_scenario(
     hashes: int = 1,
     udp_share: float = 0.05,
     bottleneck: str = "100Mbps",
-    short_flows: list[tuple[int, str]] | None = None,
+    short_flows: list[tuple[int, int]] | None = None,
+    short_spread: str = "0s",
     seed: int = 1,
     tcp: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -101,8 +102,10 @@ def long_flows_scenario(
 
     RTT 100 us (5 us on each 10 Gb/s access link, 40 us on the bottleneck,
     each way), B = `buffer_pkts` packets of 1500 B at the bottleneck, Poisson
-    UDP at `udp_share` of the bottleneck. `short_flows` adds (packets, start)
-    TCP flows on extra host pairs. `tcp` overrides fields of HOST_TCP.
+    UDP at `udp_share` of the bottleneck. `short_flows` adds, per (packets,
+    count), a `short` workload of `count` TCP flows of `packets` full
+    segments on an extra host pair, opening uniformly over the first
+    `short_spread`. `tcp` overrides fields of HOST_TCP.
     """
     short_flows = short_flows or []
     n = flows + 1 + len(short_flows)
@@ -127,10 +130,17 @@ def long_flows_scenario(
             "arrivals": "poisson",
         }
     )
-    for j, (pkts, start) in enumerate(short_flows):
+    for j, (pkts, count) in enumerate(short_flows):
         h = flows + 1 + j
         workloads.append(
-            {"kind": "bulk", "src": f"l{h}", "dst": f"r{h}", "size": pkts * MSS, "start": start}
+            {
+                "kind": "short",
+                "src": f"l{h}",
+                "dst": f"r{h}",
+                "packets": pkts,
+                "count": count,
+                "spread": short_spread,
+            }
         )
     queue: dict[str, Any] = {"discipline": discipline, "limit": f"{buffer_pkts}pkt"}
     if discipline == "hcf":
@@ -316,13 +326,7 @@ def short_over_long(
     One row per short flow: discipline, size in packets, completion time
     (NaN if it did not finish).
     """
-    import random
-
-    total = _secs(duration)
-    rnd = random.Random(seed)
-    shorts = [
-        (s, f"{int(rnd.uniform(0, total / 2) * 1e6)}us") for s in sizes for _ in range(per_size)
-    ]
+    half = f"{_secs(duration) / 2:g}s"
     jobs = []
     for disc in ("droptail", "hcf"):
         sc = long_flows_scenario(
@@ -331,7 +335,8 @@ def short_over_long(
             duration=duration,
             window=duration,
             buffer_pkts=10,
-            short_flows=shorts,
+            short_flows=[(s, per_size) for s in sizes],
+            short_spread=half,
             seed=seed,
         )
         sc["metrics"] = {}
@@ -341,12 +346,15 @@ def short_over_long(
     df = run_jobs(jobs, workers=workers)
     rows = []
     for _, r in df.iterrows():
-        f = r["flows"].iloc[flows:]  # the short flows follow the long ones
-        for (size, _), (_, fr) in zip(shorts, f.iterrows(), strict=True):
+        f = r["flows"]
+        f = f[f["kind"] == "short"]
+        # Short workloads follow the long flows and the UDP workload, one per size.
+        size_of = {flows + 1 + j: size for j, size in enumerate(sizes)}
+        for _, fr in f.iterrows():
             rows.append(
                 {
                     "discipline": r["discipline"],
-                    "packets": size,
+                    "packets": size_of[int(fr["workload"])],
                     "fct_s": fr["end_s"] - fr["start_s"],
                 }
             )

@@ -229,3 +229,13 @@ def test_hcf_cuts_starvation_and_unfairness_at_equal_utilization():
     assert h["variance"] <= fifo["variance"] / 3
     assert h["utilization"] >= fifo["utilization"] - 0.02
     assert h["reordered_pkts"] == 0
+
+
+def test_short_flows_over_long_ones_report_one_completion_time_per_flow():
+    from fairlab import hcf
+
+    df = hcf.short_over_long(flows=10, duration="20s", per_size=5, workers=1)
+    assert len(df) == 2 * 3 * 5
+    assert sorted(df["packets"].unique()) == [10, 30, 60]
+    assert df["fct_s"].notna().mean() > 0.9
+    assert (df["fct_s"].dropna() > 0).all()

@@ -280,3 +280,38 @@ size = "1460B"
     assert!((end(true) - 175.6e-6).abs() < 1e-12);
     assert!((end(false) - 74e-6).abs() < 1e-12, "{}", end(false));
 }
+
+#[test]
+fn short_flows_open_spread_over_their_interval_and_all_complete() {
+    let sc = Scenario::from_toml_str(
+        r#"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "25us"
+[[workload]]
+kind = "short"
+src = "h0"
+dst = "h1"
+count = 20
+packets = 10
+start = "1ms"
+spread = "100ms"
+"#,
+    )
+    .unwrap();
+    let r = fairlab_sim::run(&sc, None).unwrap();
+    let f = r.table("flows");
+    assert_eq!(f.rows(), 20);
+    let starts = f.f64s("start_s");
+    assert!(starts.iter().all(|&s| (1e-3..101e-3).contains(&s)));
+    let distinct: std::collections::BTreeSet<u64> = starts.iter().map(|s| s.to_bits()).collect();
+    assert!(distinct.len() > 15, "each flow opens at its own instant");
+    assert!(f.i64s("bytes_delivered").iter().all(|&b| b == 10 * 1460));
+    assert!(f.strs("outcome").iter().all(|o| o == "complete"));
+    assert!(f.strs("kind").iter().all(|k| k == "short"));
+    // Every flow ends after it starts; the run ends with the last one.
+    let ends = f.f64s("end_s");
+    assert!(ends.iter().zip(starts).all(|(e, s)| e > s));
+}

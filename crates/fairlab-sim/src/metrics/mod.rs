@@ -91,6 +91,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
                     },
                 ),
                 Workload::Bulk(b) => ("bulk", b.end),
+                Workload::Short(w) => ("short", w.end[c.app.index as usize]),
                 Workload::Udp(_) => unreachable!("UDP flows have no connection"),
             };
             kind.push(k.to_string());

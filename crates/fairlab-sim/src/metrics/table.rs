@@ -53,6 +53,12 @@ impl Table {
             _ => panic!("no i64 column {name}"),
         }
     }
+    pub fn strs(&self, name: &str) -> &[String] {
+        match self.column(name) {
+            Some(Column::Str(v)) => v,
+            _ => panic!("no string column {name}"),
+        }
+    }
 
     /// Feeds the table's names and values, bit for bit, into `h`.
     pub fn hash_into(&self, h: &mut Fnv64) {

@@ -11,7 +11,7 @@ use crate::queue::{BufferLimit, Class, DropTail, Drr, Hcf, Priority, Queue, Red,
 use crate::sim::{Conn, Series, Simulation};
 use crate::transport::tcp::TcpSocket;
 use crate::units::Time;
-use crate::workload::{Arrivals, Bulk, ConnApp, Incast, Udp, Workload};
+use crate::workload::{Arrivals, Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
 
 fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
     match ecn {
@@ -220,6 +220,38 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     c,
                     start,
                     w.size.map(|s| s.get()),
+                )));
+            }
+            WorkloadKind::Short => {
+                let src = node(w.src.as_deref().expect("validated"));
+                let dst = node(w.dst.as_deref().expect("validated"));
+                let n = w.count.expect("validated");
+                let size = match (w.size, w.packets) {
+                    (Some(b), _) => b.get(),
+                    (None, Some(p)) => p as u64 * tcp.mss as u64,
+                    _ => unreachable!("validated"),
+                };
+                let mut ids = Vec::with_capacity(n as usize);
+                for i in 0..n {
+                    let c = conns.len() as u32;
+                    ids.push(c);
+                    conns.push(Conn::new(
+                        socket(tcp, c, src, dst, false),
+                        socket(tcp, c, dst, src, true),
+                        ConnApp {
+                            workload: id,
+                            index: i,
+                        },
+                        0,
+                    ));
+                }
+                workloads.push(Workload::Short(ShortFlows::new(
+                    id,
+                    start,
+                    w.spread.unwrap_or(Time::ZERO),
+                    ids,
+                    size,
+                    &mut Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
                 )));
             }
             // UDP flows need the final connection count for their ids: below.

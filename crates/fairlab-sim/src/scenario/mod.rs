@@ -786,6 +786,9 @@ pub enum WorkloadKind {
     Incast,
     /// A long-lived TCP flow.
     Bulk,
+    /// Many short TCP flows of one size, opening at instants spread over an
+    /// interval.
+    Short,
     /// Constant-rate UDP datagrams (background load).
     Udp,
 }
@@ -826,6 +829,16 @@ pub struct WorkloadSpec {
     /// Bytes to send; without it the flow sends until the run ends.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<Bytes>,
+    // short
+    /// How many flows a short workload opens.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub count: Option<u32>,
+    /// Size of each short flow in full segments (MSS bytes each), instead of `size`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<u32>,
+    /// Short flows open at instants drawn uniformly in [start, start + spread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Time>,
     /// TCP settings of this workload's connections, over the scenario's [tcp].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSpec>,
@@ -1015,7 +1028,7 @@ impl Scenario {
         if self.workloads.is_empty() {
             return Err(ScenarioError::new(
                 "workload",
-                "no workload given; expected at least one [[workload]] (kind = \"incast\" or \"bulk\")",
+                "no workload given; expected at least one [[workload]] (kind = \"incast\", \"bulk\", \"short\" or \"udp\")",
             ));
         }
         let mut unbounded = false;
@@ -1057,6 +1070,9 @@ impl Scenario {
                     forbid("src", w.src.is_some())?;
                     forbid("dst", w.dst.is_some())?;
                     forbid("size", w.size.is_some())?;
+                    forbid("count", w.count.is_some())?;
+                    forbid("packets", w.packets.is_some())?;
+                    forbid("spread", w.spread.is_some())?;
                     forbid("rate", w.rate.is_some())?;
                     forbid("arrivals", w.arrivals.is_some())?;
                     forbid("packet_size", w.packet_size.is_some())?;
@@ -1117,6 +1133,60 @@ impl Scenario {
                     }
                 }
                 WorkloadKind::Udp => {}
+                WorkloadKind::Short => {
+                    for (f, present) in [
+                        ("client", w.client.is_some()),
+                        ("servers", w.servers.is_some()),
+                        ("sru", w.sru.is_some()),
+                        ("block", w.block.is_some()),
+                        ("request", w.request.is_some()),
+                        ("rounds", w.rounds.is_some()),
+                        ("response_jitter", w.response_jitter.is_some()),
+                        ("rate", w.rate.is_some()),
+                        ("arrivals", w.arrivals.is_some()),
+                        ("packet_size", w.packet_size.is_some()),
+                    ] {
+                        forbid(f, present)?;
+                    }
+                    let src = host_field("src", &w.src)?;
+                    let dst = host_field("dst", &w.dst)?;
+                    if src == dst {
+                        return Err(ScenarioError::new(
+                            at("dst"),
+                            format!("{dst:?} is also the source; expected another host"),
+                        ));
+                    }
+                    match w.count {
+                        None => {
+                            return Err(ScenarioError::new(
+                                at("count"),
+                                "missing; a short workload needs the number of flows, such as 100",
+                            ))
+                        }
+                        Some(0) => {
+                            return Err(ScenarioError::new(
+                                at("count"),
+                                "0 is not allowed; expected at least 1 flow",
+                            ))
+                        }
+                        _ => {}
+                    }
+                    match (w.size, w.packets) {
+                        (Some(_), Some(_)) => {
+                            return Err(ScenarioError::new(at("packets"), "both size and packets given; expected exactly one"))
+                        }
+                        (None, None) => {
+                            return Err(ScenarioError::new(at("packets"), "missing; a short workload needs packets (full segments per flow) or size (bytes per flow)"))
+                        }
+                        (Some(b), None) if b.get() == 0 => {
+                            return Err(ScenarioError::new(at("size"), "\"0B\" is not allowed; expected a positive size"))
+                        }
+                        (None, Some(0)) => {
+                            return Err(ScenarioError::new(at("packets"), "0 is not allowed; expected at least 1 packet"))
+                        }
+                        _ => {}
+                    }
+                }
                 WorkloadKind::Bulk => {
                     for (f, present) in [
                         ("client", w.client.is_some()),
@@ -1129,6 +1199,9 @@ impl Scenario {
                         ("rate", w.rate.is_some()),
                         ("arrivals", w.arrivals.is_some()),
                         ("packet_size", w.packet_size.is_some()),
+                        ("count", w.count.is_some()),
+                        ("packets", w.packets.is_some()),
+                        ("spread", w.spread.is_some()),
                     ] {
                         forbid(f, present)?;
                     }
@@ -1165,6 +1238,9 @@ impl Scenario {
                 ("response_jitter", w.response_jitter.is_some()),
                 ("size", w.size.is_some()),
                 ("tcp", w.tcp.is_some()),
+                ("count", w.count.is_some()),
+                ("packets", w.packets.is_some()),
+                ("spread", w.spread.is_some()),
             ] {
                 if present {
                     return Err(ScenarioError::new(at(f), "not a field of a udp workload"));
@@ -1345,6 +1421,7 @@ fn kind_name(k: WorkloadKind) -> &'static str {
     match k {
         WorkloadKind::Incast => "incast",
         WorkloadKind::Bulk => "bulk",
+        WorkloadKind::Short => "short",
         WorkloadKind::Udp => "udp",
     }
 }

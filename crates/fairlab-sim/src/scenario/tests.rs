@@ -124,3 +124,43 @@ proptest! {
         }
     }
 }
+
+const SHORT: &str = r#"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "25us"
+[[workload]]
+kind = "short"
+src = "h0"
+dst = "h1"
+count = 10
+packets = 10
+spread = "1s"
+"#;
+
+#[test]
+fn short_workload_needs_a_count_and_exactly_one_size() {
+    assert!(Scenario::from_toml_str(SHORT).is_ok());
+    let e = err_toml(&SHORT.replace("count = 10\n", ""));
+    assert_eq!(e.path, "workload[0].count");
+    assert!(e.message.contains("missing"), "{e}");
+    let e = err_toml(&SHORT.replace("count = 10", "count = 0"));
+    assert_eq!(e.path, "workload[0].count");
+    let e = err_toml(&SHORT.replace("packets = 10", "packets = 10\nsize = \"10KiB\""));
+    assert_eq!(e.path, "workload[0].packets");
+    assert!(e.message.contains("both"), "{e}");
+    let e = err_toml(&SHORT.replace("packets = 10\n", ""));
+    assert_eq!(e.path, "workload[0].packets");
+    let e = err_toml(&SHORT.replace("spread = \"1s\"", "spread = \"1s\"\nrounds = 3"));
+    assert_eq!(e.path, "workload[0].rounds");
+    assert!(e.message.contains("short"), "{e}");
+}
+
+#[test]
+fn short_workload_fields_are_not_fields_of_other_kinds() {
+    let e = err_toml(&GOOD.replace("rounds = 2", "rounds = 2\ncount = 3"));
+    assert_eq!(e.path, "workload[0].count");
+    assert!(e.message.contains("incast"), "{e}");
+}

@@ -171,14 +171,7 @@ impl Simulation {
         if series.queue_sample.is_some() {
             events.schedule(Time::ZERO, Event::Sample);
         }
-        let bounded_left = workloads
-            .iter()
-            .filter(|w| match w {
-                Workload::Incast(_) => true,
-                Workload::Bulk(b) => b.bounded(),
-                Workload::Udp(_) => false,
-            })
-            .count();
+        let bounded_left = workloads.iter().filter(|w| w.bounded()).count();
         let workloads_len = workloads.len();
         let mut series = series;
         if series.throughput_bin.is_some() {
@@ -567,12 +560,7 @@ impl Simulation {
             }
         }
         let wl = &self.workloads[wi];
-        let bounded = match wl {
-            Workload::Incast(_) => true,
-            Workload::Bulk(b) => b.bounded(),
-            Workload::Udp(_) => false,
-        };
-        if bounded && wl.finished() && !self.counted[wi] {
+        if wl.bounded() && wl.finished() && !self.counted[wi] {
             self.counted[wi] = true;
             self.bounded_left -= 1;
         }

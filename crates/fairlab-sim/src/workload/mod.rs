@@ -5,10 +5,12 @@
 
 mod bulk;
 mod incast;
+mod short;
 mod udp;
 
 pub use bulk::Bulk;
 pub use incast::{Incast, RoundRecord};
+pub use short::ShortFlows;
 pub use udp::{Arrivals, Udp};
 
 use crate::units::Time;
@@ -17,7 +19,8 @@ use crate::units::Time;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ConnApp {
     pub workload: u32,
-    /// Server index within an incast workload; 0 for a bulk flow.
+    /// Server index within an incast workload, flow index within a short
+    /// workload; 0 for a bulk flow.
     pub index: u32,
 }
 
@@ -45,6 +48,7 @@ pub enum AppAction {
 pub enum Workload {
     Incast(Incast),
     Bulk(Bulk),
+    Short(ShortFlows),
     Udp(Udp),
 }
 
@@ -53,6 +57,7 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.start,
             Workload::Bulk(w) => w.start,
+            Workload::Short(w) => w.start,
             Workload::Udp(w) => w.start,
         }
     }
@@ -60,6 +65,7 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.finished,
             Workload::Bulk(w) => w.finished,
+            Workload::Short(w) => w.finished,
             // Background traffic never holds the run open.
             Workload::Udp(_) => false,
         }
@@ -72,13 +78,23 @@ impl Workload {
                 Some(s) => w.delivered as f64 / s.max(1) as f64,
                 None => 0.0,
             },
+            Workload::Short(w) => w.done as f64 / w.conns.len().max(1) as f64,
             Workload::Udp(_) => 0.0,
+        }
+    }
+    /// Whether the run waits for this workload (sized work does).
+    pub fn bounded(&self) -> bool {
+        match self {
+            Workload::Incast(_) | Workload::Short(_) => true,
+            Workload::Bulk(b) => b.bounded(),
+            Workload::Udp(_) => false,
         }
     }
     pub fn start(&mut self, now: Time, acts: &mut Vec<AppAction>) {
         match self {
             Workload::Incast(w) => w.start(now, acts),
             Workload::Bulk(w) => w.start(now, acts),
+            Workload::Short(w) => w.start(now, acts),
             Workload::Udp(_) => {}
         }
     }
@@ -92,6 +108,7 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.on_established(index, passive, now, acts),
             Workload::Bulk(w) => w.on_established(passive, now, acts),
+            Workload::Short(w) => w.on_established(index, passive, acts),
             Workload::Udp(_) => {}
         }
     }
@@ -106,13 +123,16 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.on_delivered(index, passive, bytes, now, acts),
             Workload::Bulk(w) => w.on_delivered(passive, bytes, now),
+            Workload::Short(w) => w.on_delivered(index, passive, bytes, now),
             Workload::Udp(_) => {}
         }
     }
     /// A connection of this workload gave up: the workload cannot finish,
     /// so it stops (and no longer holds the run open).
-    pub fn on_aborted(&mut self, _index: u32) {
+    /// (A short workload loses only that flow.)
+    pub fn on_aborted(&mut self, index: u32) {
         match self {
+            Workload::Short(w) => w.on_aborted(index),
             Workload::Incast(w) => {
                 w.aborted = true;
                 w.finished = true;
@@ -128,12 +148,15 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.aborted,
             Workload::Bulk(w) => w.aborted,
+            Workload::Short(w) => w.aborted,
             Workload::Udp(_) => false,
         }
     }
     pub fn on_wakeup(&mut self, token: u32, now: Time, acts: &mut Vec<AppAction>) {
-        if let Workload::Incast(w) = self {
-            w.on_wakeup(token, now, acts)
+        match self {
+            Workload::Incast(w) => w.on_wakeup(token, now, acts),
+            Workload::Short(w) => w.on_wakeup(token, now, acts),
+            _ => {}
         }
     }
 }
