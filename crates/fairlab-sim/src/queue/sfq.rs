@@ -104,4 +104,44 @@ mod tests {
             .collect();
         assert_eq!(order, vec![1, 2, 1, 2, 1, 2]);
     }
+
+    #[test]
+    fn overflow_drops_from_the_longest_bucket_not_the_arrival() {
+        let mut q = Sfq::new(1024, BufferLimit::Packets(10), Time::ZERO, Rng::new(3));
+        let bucket = |q: &Sfq, f: u32| Buckets::hash(&pkt(f), q.key, q.n);
+        assert_ne!(bucket(&q, 1), bucket(&q, 2));
+        for _ in 0..8 {
+            q.enqueue(pkt(1), Time::ZERO).unwrap();
+        }
+        for _ in 0..2 {
+            q.enqueue(pkt(2), Time::ZERO).unwrap();
+        }
+        // The buffer is full: flow 2's arrival is kept, flow 1 loses one.
+        let dropped = q.enqueue(pkt(2), Time::ZERO).unwrap_err();
+        assert_eq!(dropped.conn, 1);
+        assert_eq!(q.packets(), 10);
+        let served: Vec<u32> = std::iter::from_fn(|| q.dequeue(Time::ZERO))
+            .map(|p| p.conn)
+            .collect();
+        assert_eq!(served.iter().filter(|&&c| c == 2).count(), 3);
+    }
+
+    #[test]
+    fn hash_is_perturbed_every_interval() {
+        let ms = Time::from_ms(1);
+        let mut q = Sfq::new(16, BufferLimit::Packets(100), ms, Rng::new(5));
+        let map = |q: &Sfq| -> Vec<usize> {
+            (0..64)
+                .map(|f| Buckets::hash(&pkt(f), q.key, q.n))
+                .collect()
+        };
+        let before = map(&q);
+        q.enqueue(pkt(1), Time(ms.0 - 1)).unwrap();
+        assert_eq!(map(&q), before, "no perturbation before the interval");
+        q.enqueue(pkt(1), ms).unwrap();
+        let after = map(&q);
+        assert_ne!(after, before, "flows are re-hashed after the interval");
+        q.enqueue(pkt(1), ms.times(2)).unwrap();
+        assert_ne!(map(&q), after);
+    }
 }
