@@ -234,7 +234,7 @@ HCF_SWEEPS: dict[str, tuple[str, list[Any]]] = {
     "period": ("period", ["dynamic", "100us", "1ms", "10ms", "100ms"]),
     "bloom": ("hashes", [1, 2, 3, 4]),
 }
-HCF_EXPERIMENTS = ["baseline", *HCF_SWEEPS, "short", "incast", "hosts"]
+HCF_EXPERIMENTS = ["baseline", *HCF_SWEEPS, "short", "incast", "hosts", "disciplines"]
 _LONG_COLS = ["discipline", "variance", "starved_pct", "utilization", "jain"]
 
 
@@ -313,6 +313,11 @@ def _hcf_run(name: str, args: argparse.Namespace) -> tuple[Any, list[str], Calla
         cols = ["host", *_LONG_COLS, "longest_starvation_median_s", "timeout_rtx_drop_pct"]
         head = [f"the baseline on other TCP hosts {claim}"]
         return df[cols], head, lambda path: plots.plot_hcf_hosts(df, path)
+    if name == "disciplines":
+        df = hcf.disciplines(**common)
+        cols = [*_LONG_COLS, "longest_starvation_median_s", "timeout_rtx_drop_pct"]
+        head = [f"the baseline through each queue discipline (paper: {claim})"]
+        return df[cols], head, lambda path: plots.plot_hcf_disciplines(df, path)
     raise UsageError(
         f"--experiment: {name!r} is not an HCF experiment; expected all or one of "
         f"{', '.join(HCF_EXPERIMENTS)}"
@@ -497,7 +502,8 @@ def build_parser() -> argparse.ArgumentParser:
     rp.add_argument(
         "--experiment",
         default="all",
-        help="all (default), baseline, buffer, credits, bins, period, bloom, short, incast, hosts",
+        help="all (default), baseline, buffer, credits, bins, period, bloom, short, incast, "
+        "hosts, disciplines",
     )
     rp.add_argument("--flows", type=int, default=400)
     rp.add_argument(

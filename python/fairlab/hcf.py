@@ -42,6 +42,9 @@ PUBLISHED_CLAIMS = {
     "above 100 servers) and its longest starvation is shorter in most cases",
     "hosts": "(not in the paper: how the published FIFO and HCF results depend on the "
     "TCP host's timer clock and RTT sampling)",
+    "disciplines": "Section II (no simulation): per-flow schedulers need per-flow queues; "
+    "SFQ divides a shallow buffer among many aggregates and drops bursts; RED has too "
+    "few packets to estimate from",
 }
 MSS = 1460
 #: The TCP timer clock of the HCF experiments: 10 ms jiffies (see HOST_TCP).
@@ -233,7 +236,7 @@ def _secs(s: str) -> float:
 def _params(experiment: str, disc: str, flows: int, duration: str, window: str, **kw: Any):
     p = {
         "experiment": experiment,
-        "discipline": "fifo" if disc == "droptail" else "hcf",
+        "discipline": "fifo" if disc == "droptail" else disc,
         "n_flows": flows,
         "duration_s": _secs(duration),
         "window_s": _secs(window),
@@ -291,6 +294,27 @@ def sweep(
             jobs.append(Job(_params(parameter, disc, flows, duration, window, value=v), sc, seed))
     df = _run_long(jobs, workers)
     return df[["experiment", "value", *[c for c in df.columns if c not in ("experiment", "value")]]]
+
+
+#: The switch disciplines of the `disciplines` experiment, each with its
+#: defaults (docs/hcf.md): RED with min_th 5, max_th 15 packets of the 20.
+DISCIPLINES = ["droptail", "red", "sfq", "drr", "hcf"]
+
+
+def disciplines(
+    flows: int = 400,
+    duration: str = "180s",
+    window: str = "10s",
+    workers: int | None = None,
+    seed: int = 1,
+) -> pd.DataFrame:
+    """The baseline through each queue discipline of DISCIPLINES (Section II
+    of the paper argues SFQ and RED do not suit buffers of a few packets)."""
+    jobs = []
+    for disc in DISCIPLINES:
+        sc = long_flows_scenario(disc, flows=flows, duration=duration, window=window, seed=seed)
+        jobs.append(Job(_params("disciplines", disc, flows, duration, window), sc, seed))
+    return _run_long(jobs, workers)
 
 
 def hosts(

@@ -200,3 +200,21 @@ def plot_hcf_hosts(df: pd.DataFrame, path: str | Path) -> Path:
     fig.savefig(out, dpi=120)
     plt.close(fig)
     return out
+
+
+def plot_hcf_disciplines(df: pd.DataFrame, path: str | Path) -> Path:
+    """Starved flows and unfairness at the baseline, one bar per discipline."""
+    fig, (a1, a2) = plt.subplots(1, 2, figsize=(9, 3.6))
+    names = list(df["discipline"])
+    a1.bar(names, df["starved_pct"], color="tab:blue")
+    a2.bar(names, df["variance"], color="tab:orange")
+    a1.set_ylabel("starved flows (%)")
+    a2.set_ylabel("unfairness: variance of packets per flow")
+    a2.set_yscale("log")
+    for a in (a1, a2):
+        a.grid(True, axis="y", alpha=0.3)
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out

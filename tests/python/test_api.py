@@ -239,3 +239,11 @@ def test_short_flows_over_long_ones_report_one_completion_time_per_flow():
     assert sorted(df["packets"].unique()) == [10, 30, 60]
     assert df["fct_s"].notna().mean() > 0.9
     assert (df["fct_s"].dropna() > 0).all()
+
+
+def test_disciplines_experiment_runs_each_discipline_once():
+    from fairlab import hcf
+
+    df = hcf.disciplines(flows=20, duration="3s", window="1s", workers=1)
+    assert list(df["discipline"]) == ["fifo", "red", "sfq", "drr", "hcf"]
+    assert (df["utilization"] > 0).all()
