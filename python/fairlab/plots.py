@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+
+
+def _save(fig: Any, path: str | Path) -> Path:
+    """Lays out, writes and closes `fig`; returns the path written."""
+    fig.tight_layout()
+    out = Path(path)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out
 
 
 def plot_incast(df: pd.DataFrame, path: str | Path, title: str | None = None) -> Path:
@@ -35,11 +45,7 @@ def plot_incast(df: pd.DataFrame, path: str | Path, title: str | None = None) ->
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     if title:
         ax.set_title(title, fontsize=10)
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_trace(tr: pd.DataFrame, path: str | Path, title: str | None = None) -> Path:
@@ -61,11 +67,7 @@ def plot_trace(tr: pd.DataFrame, path: str | Path, title: str | None = None) -> 
     a2.grid(True, alpha=0.3)
     if title:
         a1.set_title(title, fontsize=10)
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_hcf_baseline(df: pd.DataFrame, path: str | Path) -> Path:
@@ -94,11 +96,7 @@ def plot_hcf_baseline(df: pd.DataFrame, path: str | Path) -> Path:
     a2.legend()
     for a in (a1, a2):
         a.grid(True, alpha=0.3)
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_hcf_sweep(df: pd.DataFrame, path: str | Path, parameter: str) -> Path:
@@ -129,11 +127,7 @@ def plot_hcf_sweep(df: pd.DataFrame, path: str | Path, parameter: str) -> Path:
         a.set_xlabel(parameter)
         a.grid(True, alpha=0.3)
         a.legend()
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_hcf_short(df: pd.DataFrame, path: str | Path) -> Path:
@@ -150,11 +144,7 @@ def plot_hcf_short(df: pd.DataFrame, path: str | Path) -> Path:
         ax.set_title(f"{size}-packet flows", fontsize=10)
         ax.grid(True, alpha=0.3)
         ax.legend()
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_hcf_incast(df: pd.DataFrame, path: str | Path) -> Path:
@@ -170,11 +160,7 @@ def plot_hcf_incast(df: pd.DataFrame, path: str | Path) -> Path:
         a.set_xlabel("servers")
         a.grid(True, alpha=0.3)
         a.legend()
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_hcf_hosts(df: pd.DataFrame, path: str | Path) -> Path:
@@ -195,11 +181,7 @@ def plot_hcf_hosts(df: pd.DataFrame, path: str | Path) -> Path:
         a.set_xticklabels(hosts, rotation=30, ha="right", fontsize=7)
         a.grid(True, axis="y", alpha=0.3)
         a.legend()
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, path)
 
 
 def plot_hcf_disciplines(df: pd.DataFrame, path: str | Path) -> Path:
@@ -213,8 +195,4 @@ def plot_hcf_disciplines(df: pd.DataFrame, path: str | Path) -> Path:
     a2.set_yscale("log")
     for a in (a1, a2):
         a.grid(True, axis="y", alpha=0.3)
-    fig.tight_layout()
-    out = Path(path)
-    fig.savefig(out, dpi=120)
-    plt.close(fig)
-    return out
+    return _save(fig, path)

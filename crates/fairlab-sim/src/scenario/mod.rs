@@ -1133,7 +1133,8 @@ impl Scenario {
                     }
                 }
                 WorkloadKind::Udp => {}
-                WorkloadKind::Short => {
+                WorkloadKind::Bulk | WorkloadKind::Short => {
+                    let bulk = w.kind == WorkloadKind::Bulk;
                     for (f, present) in [
                         ("client", w.client.is_some()),
                         ("servers", w.servers.is_some()),
@@ -1145,6 +1146,9 @@ impl Scenario {
                         ("rate", w.rate.is_some()),
                         ("arrivals", w.arrivals.is_some()),
                         ("packet_size", w.packet_size.is_some()),
+                        ("count", bulk && w.count.is_some()),
+                        ("packets", bulk && w.packets.is_some()),
+                        ("spread", bulk && w.spread.is_some()),
                     ] {
                         forbid(f, present)?;
                     }
@@ -1155,6 +1159,16 @@ impl Scenario {
                             at("dst"),
                             format!("{dst:?} is also the source; expected another host"),
                         ));
+                    }
+                    if bulk {
+                        match w.size {
+                            Some(b) if b.get() == 0 => {
+                                return Err(ScenarioError::new(at("size"), "\"0B\" is not allowed; expected a positive size or no size (send until the run ends)"))
+                            }
+                            None => unbounded = true,
+                            _ => {}
+                        }
+                        continue;
                     }
                     match w.count {
                         None => {
@@ -1184,40 +1198,6 @@ impl Scenario {
                         (None, Some(0)) => {
                             return Err(ScenarioError::new(at("packets"), "0 is not allowed; expected at least 1 packet"))
                         }
-                        _ => {}
-                    }
-                }
-                WorkloadKind::Bulk => {
-                    for (f, present) in [
-                        ("client", w.client.is_some()),
-                        ("servers", w.servers.is_some()),
-                        ("sru", w.sru.is_some()),
-                        ("block", w.block.is_some()),
-                        ("request", w.request.is_some()),
-                        ("rounds", w.rounds.is_some()),
-                        ("response_jitter", w.response_jitter.is_some()),
-                        ("rate", w.rate.is_some()),
-                        ("arrivals", w.arrivals.is_some()),
-                        ("packet_size", w.packet_size.is_some()),
-                        ("count", w.count.is_some()),
-                        ("packets", w.packets.is_some()),
-                        ("spread", w.spread.is_some()),
-                    ] {
-                        forbid(f, present)?;
-                    }
-                    let src = host_field("src", &w.src)?;
-                    let dst = host_field("dst", &w.dst)?;
-                    if src == dst {
-                        return Err(ScenarioError::new(
-                            at("dst"),
-                            format!("{dst:?} is also the source; expected another host"),
-                        ));
-                    }
-                    match w.size {
-                        Some(b) if b.get() == 0 => {
-                            return Err(ScenarioError::new(at("size"), "\"0B\" is not allowed; expected a positive size or no size (send until the run ends)"))
-                        }
-                        None => unbounded = true,
                         _ => {}
                     }
                 }
