@@ -220,3 +220,26 @@ def test_reproduce_hcf_csv_needs_one_experiment():
     p = run_cli("reproduce", "hcf", "--format", "csv")
     assert p.returncode == 2
     assert "give one --experiment" in p.stderr
+
+
+def test_reproduce_hcf_runs_every_experiment_by_default(tmp_path):
+    p = run_cli(
+        "reproduce",
+        "hcf",
+        "--flows",
+        "20",
+        "--duration",
+        "3s",
+        "--window",
+        "1s",
+        "--out",
+        str(tmp_path),
+    )
+    assert p.returncode == 0, p.stderr
+    names = ["baseline", "buffer", "credits", "bins", "period", "bloom", "short", "incast"]
+    names += ["hosts", "disciplines"]
+    for name in names:
+        assert f"== {name}" in p.stdout
+        assert (tmp_path / f"hcf-{name}.png").read_bytes()[:4] == b"\x89PNG"
+        assert len(pd.read_csv(tmp_path / f"hcf-{name}.csv")) > 0
+    assert "paper 5.55e+04" in p.stdout  # the baseline beside the published numbers
