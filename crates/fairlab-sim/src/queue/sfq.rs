@@ -33,12 +33,31 @@ impl Sfq {
     }
 }
 
+impl Sfq {
+    /// Moves the queued packets to their buckets under the new key, as
+    /// Linux's `sfq_rehash` does: left in their old buckets, a flow's
+    /// earlier packets could leave after its later ones. Once per
+    /// perturbation interval, so its O(n) is not on the per-packet path.
+    fn rehash(&mut self) {
+        if self.b.total_pkts == 0 {
+            return;
+        }
+        // Taken out in service order, each bucket's packets stay in order.
+        let held: Vec<Packet> = std::iter::from_fn(|| self.dequeue(Time::ZERO)).collect();
+        for p in held {
+            let h = Buckets::hash(&p, self.key, self.n);
+            let dropped = self.b.push(h, p);
+            debug_assert!(dropped.is_none(), "the same packets fit again");
+        }
+    }
+}
+
 impl QueueDiscipline for Sfq {
     fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
         if self.perturb > Time::ZERO && now >= self.next_perturb {
-            // Packets already queued stay in their buckets (as in Linux SFQ).
             self.key = self.rng.next_u64();
             self.next_perturb = now + self.perturb;
+            self.rehash();
         }
         let h = Buckets::hash(&pkt, self.key, self.n);
         match self.b.push(h, pkt) {
@@ -124,6 +143,37 @@ mod tests {
             .map(|p| p.conn)
             .collect();
         assert_eq!(served.iter().filter(|&&c| c == 2).count(), 3);
+    }
+
+    #[test]
+    fn perturbation_moves_queued_packets_without_reordering_a_flow() {
+        let ms = Time::from_ms(1);
+        let mut q = Sfq::new(4, BufferLimit::Packets(1000), ms, Rng::new(9));
+        let mut seq = [0u64; 8];
+        let mut t = Time::ZERO;
+        let mut last = [None::<u64>; 8];
+        // Arrivals across many perturbations, with some departures between.
+        for round in 0..50u64 {
+            for f in 0..8u32 {
+                let mut p = pkt(f);
+                p.seq = seq[f as usize];
+                seq[f as usize] += 1;
+                q.enqueue(p, t).unwrap();
+            }
+            for _ in 0..(round % 5) {
+                let p = q.dequeue(t).unwrap();
+                let f = p.conn as usize;
+                assert!(last[f].is_none_or(|l| p.seq > l), "flow {f} reordered");
+                last[f] = Some(p.seq);
+            }
+            t += Time::from_us(300);
+        }
+        while let Some(p) = q.dequeue(t) {
+            let f = p.conn as usize;
+            assert!(last[f].is_none_or(|l| p.seq > l), "flow {f} reordered");
+            last[f] = Some(p.seq);
+        }
+        assert_eq!(last, seq.map(|n| Some(n - 1)), "every packet left");
     }
 
     #[test]
