@@ -64,6 +64,9 @@ pub struct Hcf {
     epoch: u64,
     /// c0 in credit units (packets, or bytes with byte credits).
     c0_units: u64,
+    /// The arriving packet's kappa bins, hashed once per arrival (capacity
+    /// kappa from the start: no allocation per packet).
+    pkt_bins: Vec<usize>,
     /// Seed of this period's hash functions.
     hash_seed: u64,
     rng: Rng,
@@ -96,6 +99,7 @@ impl Hcf {
             } else {
                 cfg.c0 as u64
             },
+            pkt_bins: Vec::with_capacity(cfg.hashes.max(1) as usize),
             hash_seed: 0,
             rng,
             next_fixed: Time::ZERO,
@@ -193,13 +197,17 @@ impl QueueDiscipline for Hcf {
         } else {
             1
         };
-        let kappa = self.cfg.hashes.max(1);
-        let has_credit = (0..kappa).any(|j| self.credit(self.bin(&pkt, j)) > 0);
+        self.pkt_bins.clear();
+        for j in 0..self.cfg.hashes.max(1) {
+            let b = self.bin(&pkt, j);
+            self.pkt_bins.push(b);
+        }
+        let has_credit = self.pkt_bins.iter().any(|&b| self.credit(b) > 0);
         let (hp, lp) = (self.hp, 1 - self.hp);
         if has_credit && self.fits(hp, self.cfg.hp_limit, &pkt) {
             // Conservative update: spend from every positive hashed bin.
-            for j in 0..kappa {
-                let b = self.bin(&pkt, j);
+            for i in 0..self.pkt_bins.len() {
+                let b = self.pkt_bins[i];
                 self.set_credit(b, self.credit(b).saturating_sub(cost));
             }
             self.bytes[hp] += pkt.size().get();
@@ -208,9 +216,8 @@ impl QueueDiscipline for Hcf {
             Ok(())
         } else if self.fits(lp, self.cfg.lp_limit, &pkt) {
             // Step 4: c(k) <- 0, so no later packet of the flow overtakes it.
-            for j in 0..kappa {
-                let b = self.bin(&pkt, j);
-                self.set_credit(b, 0);
+            for i in 0..self.pkt_bins.len() {
+                self.set_credit(self.pkt_bins[i], 0);
             }
             self.bytes[lp] += pkt.size().get();
             self.fifo[lp].push_back(pkt);
