@@ -276,7 +276,7 @@ def sweep(
     """Section V-B3 / V-C: vary one parameter of the baseline.
 
     FIFO runs at every value of the buffer size; for HCF's own parameters it
-    runs once, at the baseline, as the reference (value "fifo").
+    runs once, at the baseline, as the reference (value "baseline").
     """
     jobs = []
     if with_fifo and parameter != "buffer_pkts":
@@ -368,12 +368,12 @@ def short_over_long(
             Job({"discipline": "fifo" if disc == "droptail" else "hcf"}, sc, seed, ("flows",))
         )
     df = run_jobs(jobs, workers=workers)
+    # Short workloads follow the long flows and the UDP workload, one per size.
+    size_of = {flows + 1 + j: size for j, size in enumerate(sizes)}
     rows = []
     for _, r in df.iterrows():
         f = r["flows"]
         f = f[f["kind"] == "short"]
-        # Short workloads follow the long flows and the UDP workload, one per size.
-        size_of = {flows + 1 + j: size for j, size in enumerate(sizes)}
         for _, fr in f.iterrows():
             rows.append(
                 {
@@ -401,13 +401,11 @@ def incast(
     jobs = []
     for disc in ("droptail", "hcf"):
         for n in servers:
-            sc = incast_scenario(
-                n, block="1MB", buffer="32pkt", rounds=rounds, seed=seed, hz=TICK_HZ
-            )
+            sc = incast_scenario(n, block="1MB", buffer="32pkt", rounds=rounds, seed=seed)
             # The host of the long-flow experiments, with Reno, 1 KB packets
             # and ns-2's default window of 20 packets (window_ = 20): with it
-            # FIFO keeps 2 servers at line rate and collapses from 4, the
-            # curve of the incast study the paper takes its setup from.
+            # FIFO keeps 2 servers at line rate (with 64 KiB it collapses
+            # already at 2, docs/hcf.md).
             sc["tcp"] = host_tcp({"cc": "reno", "mss": "960B", "receive_window": f"{20 * 960}B"})
             sc["queue"]["discipline"] = disc
             if disc == "hcf":
