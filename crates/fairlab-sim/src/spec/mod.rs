@@ -5,12 +5,12 @@
 //! Read from TOML or JSON (the Python dict); every problem becomes a
 //! [`ScenarioError`] naming the field path, the value and what is allowed.
 
-mod build;
 mod error;
+pub mod lower;
 mod units_serde;
 
-pub use build::build;
 pub use error::ScenarioError;
+pub use lower::sim::build;
 
 use crate::net::TCP_IP_HEADER;
 use crate::queue::BufferLimit;

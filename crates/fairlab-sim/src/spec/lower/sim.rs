@@ -1,14 +1,14 @@
 //! Turns a validated scenario into a ready-to-run [`Simulation`].
 
-use super::{
-    Discipline, Scenario, ScenarioError, TopologyKind, WorkloadKind, DEFAULT_REQUEST,
-    DEFAULT_ROUNDS,
-};
 use crate::engine::Rng;
 use crate::net::topology::{self, LinkSpec};
 use crate::net::{Network, NodeId};
 use crate::queue::{BufferLimit, Class, DropTail, Drr, Hcf, Priority, Queue, Red, RedConfig, Sfq};
 use crate::sim::{Conn, Series, Simulation};
+use crate::spec::{
+    Discipline, Scenario, ScenarioError, TopologyKind, WorkloadKind, DEFAULT_REQUEST,
+    DEFAULT_ROUNDS,
+};
 use crate::transport::tcp::TcpSocket;
 use crate::units::Time;
 use crate::workload::{Arrivals, Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
