@@ -182,7 +182,7 @@ fn linux_profile_delays_acks_with_a_40ms_timer() {
     // ACK waits for the delayed-ACK timer unless another segment follows.
     let sc = incast(1, "200ms", "jiffy", "");
     let mut sc_linux = sc.clone();
-    sc_linux.tcp.profile = Some("linux".into());
+    sc_linux.tcp.profile = Some(fairlab_sim::spec::ProfileName::Linux);
     let rfc = fairlab_sim::run(&sc, None).unwrap();
     let linux = fairlab_sim::run(&sc_linux, None).unwrap();
     assert_eq!(
