@@ -355,12 +355,14 @@ impl Estimate {
             }
         }
         if let Some(d) = sc.duration {
-            let mut cover = senders.len() as u64 * access;
-            cover = cover.min(receivers.len() as u64 * access);
+            let mut cover = (senders.len() as u64).saturating_mul(access);
+            cover = cover.min((receivers.len() as u64).saturating_mul(access));
             if let super::TopologySpec::Dumbbell(t) = topo {
                 let crossed = crossing.iter().filter(|c| **c).count() as u64;
                 cover = cover.min(
-                    crossed * t.bottleneck_rate.get() + same_side_senders.len() as u64 * access,
+                    crossed
+                        .saturating_mul(t.bottleneck_rate.get())
+                        .saturating_add((same_side_senders.len() as u64).saturating_mul(access)),
                 );
             }
             let smallest_mss = r
@@ -417,12 +419,12 @@ impl Estimate {
         let running = |d: Discipline| -> u64 {
             let default = if q.discipline == d { switch_ports } else { 0 };
             let overridden = sc.ports.iter().filter(|p| p.discipline == Some(d)).count() as u64;
-            default + overridden
+            default.saturating_add(overridden)
         };
         if let super::HcfPeriod::Fixed(p) = q.hcf.period {
             let ports = running(Discipline::Hcf);
             if ports > 0 {
-                let periods = est.horizon.0 / p.0.max(1) + 1;
+                let periods = (est.horizon.0 / p.0.max(1)).saturating_add(1);
                 est.packets.push(Term {
                     value: periods.saturating_mul(ports),
                     path: "queue.hcf.period".into(),
@@ -437,7 +439,9 @@ impl Estimate {
         if q.sfq.perturb > Time::ZERO {
             let ports = running(Discipline::Sfq);
             if ports > 0 {
-                let rehashes = (est.horizon.0 / q.sfq.perturb.0.max(1) + 1).min(tcp_packets);
+                let rehashes = (est.horizon.0 / q.sfq.perturb.0.max(1))
+                    .saturating_add(1)
+                    .min(tcp_packets);
                 let queued = limits_max_packets(sc, Bytes(HEADERS)).min(tcp_packets);
                 est.packets.push(Term {
                     value: rehashes.saturating_mul(queued).saturating_mul(ports),
@@ -457,7 +461,7 @@ impl Estimate {
         // two trace rows per data packet of a traced flow.
         let m = &sc.metrics;
         if let Some(bin) = m.throughput_bin {
-            let bins = est.horizon.0 / bin.0.max(1) + 1;
+            let bins = (est.horizon.0 / bin.0.max(1)).saturating_add(1);
             est.series_rows.push(Term {
                 value: bins.saturating_mul(conns),
                 path: "metrics.throughput_bin".into(),
@@ -469,7 +473,7 @@ impl Estimate {
             });
         }
         if let Some(period) = m.queue_sample {
-            let samples = est.horizon.0 / period.0.max(1) + 1;
+            let samples = (est.horizon.0 / period.0.max(1)).saturating_add(1);
             est.series_rows.push(Term {
                 value: samples.saturating_mul(switch_ports),
                 path: "metrics.queue_sample".into(),
@@ -505,11 +509,11 @@ impl Estimate {
         });
         let nodes = hosts + switches;
         est.memory.push(Term {
-            value: ROUTE_BYTES * hosts * nodes,
+            value: ROUTE_BYTES.saturating_mul(hosts).saturating_mul(nodes),
             path: "topology".into(),
             how: format!("routing tables of {hosts} hosts x {nodes} nodes"),
         });
-        let keys = 2 * conns + udp_flows;
+        let keys = conns.saturating_mul(2).saturating_add(udp_flows);
         est.memory.push(Term {
             value: STAMP_BYTES
                 .saturating_mul(switch_ports)
@@ -582,7 +586,7 @@ impl Estimate {
         est.memory.push(Term {
             value: held.saturating_mul(PACKET_BYTES),
             path: if reserve.saturating_mul(2) > held
-                && hosts * reserved(nic) > switch_ports * reserved(port)
+                && hosts.saturating_mul(reserved(nic)) > switch_ports.saturating_mul(reserved(port))
             {
                 "host.nic_queue".into()
             } else {

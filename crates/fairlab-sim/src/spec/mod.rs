@@ -239,7 +239,14 @@ impl Scenario {
                     format!("{n} is not allowed; expected a finite number"),
                 );
             }
-            parse_error(path, &strip_location(&inner.to_string()), "")
+            // A syntax error has no field to name: say where it is instead.
+            let at = match inner.classify() {
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                    format!(" (line {}, column {})", inner.line(), inner.column())
+                }
+                _ => String::new(),
+            };
+            parse_error(path, &strip_location(&inner.to_string()), &at)
         })?;
         sc.validate()?;
         Ok(sc)
