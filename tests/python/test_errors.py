@@ -90,3 +90,79 @@ def test_byte_buffers_below_one_packet_always_rejected(nbytes):
     sc["queue"]["limit"] = f"{nbytes}B"
     with pytest.raises(ScenarioError, match=r"^queue\.limit:"):
         fairlab.validate(sc)
+
+
+# Inputs that once killed, hung or blew up the Python process: each must now
+# be one ScenarioError naming the field, raised before anything runs.
+
+
+def test_zero_drr_quantum_is_refused_not_a_hang():
+    msg = bad(lambda s: s["queue"].update(discipline="drr", drr={"quantum": "0B"}))
+    assert msg.startswith("queue.drr.quantum:") and "0B" in msg
+
+
+def test_zero_sfq_buckets_is_refused_not_a_panic():
+    msg = bad(lambda s: s["queue"].update(discipline="sfq", sfq={"buckets": 0}))
+    assert msg.startswith("queue.sfq.buckets:") and "65536" in msg
+
+
+def test_a_port_too_small_for_hcf_is_refused_not_a_panic():
+    port = {"node": "sw", "peer": "client", "discipline": "hcf", "limit": "1pkt"}
+    msg = bad(lambda s: s.update(port=[port]))
+    assert msg.startswith("port[0].limit:") and "hp_share" in msg
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("throughput_bin", "1ps"), ("queue_sample", "1ns")],
+)
+def test_series_that_would_exhaust_memory_are_refused(field, value):
+    msg = bad(lambda s: s.update(duration="10s", metrics={field: value}))
+    assert msg.startswith(f"metrics.{field}:") and "max_series_rows" in msg
+
+
+def test_work_that_would_run_for_ever_is_refused():
+    msg = bad(lambda s: s["workload"][0].update(rounds=4_000_000_000))
+    assert msg.startswith("workload[0]:") and "max_packets" in msg
+
+
+def test_a_raised_limit_lets_a_large_run_through_validation():
+    sc = copy.deepcopy(BASE)
+    sc["workload"][0]["rounds"] = 4_000_000_000
+    sc["limits"] = {"max_packets": 10**13}
+    assert fairlab.validate(sc)["limits"]["max_packets"] == 10**13
+
+
+def test_a_start_that_would_overflow_the_clock_is_refused():
+    msg = bad(lambda s: s["workload"][0].update(start="18446744s"))
+    assert msg.startswith("workload[0].start:") and "1000000s" in msg
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), 2.0])
+def test_nan_infinity_and_out_of_range_shares_are_named(value):
+    msg = bad(lambda s: s["queue"].update(priority={"high_share": value}))
+    assert msg.startswith("queue.priority.high_share:")
+    if value != value:
+        assert "NaN" in msg
+
+
+@pytest.mark.parametrize(
+    ("mutate", "prefix", "allowed"),
+    [
+        (lambda s: s["topology"].update(kind="ring"), "topology.kind:", '"star", "dumbbell"'),
+        (
+            lambda s: s["queue"].update(priority={"high": "udpp"}),
+            "queue.priority.high:",
+            "control, udp",
+        ),
+        (lambda s: s["queue"].update(discipline="fifo"), "queue.discipline:", "droptail, hcf"),
+    ],
+)
+def test_a_wrong_name_lists_the_allowed_names(mutate, prefix, allowed):
+    msg = bad(mutate)
+    assert msg.startswith(prefix) and allowed in msg
+
+
+def test_red_thresholds_must_rise():
+    msg = bad(lambda s: s["queue"].update(discipline="red", red={"min_th": 20, "max_th": 10}))
+    assert msg.startswith("queue.red.max_th:")

@@ -4,8 +4,9 @@
 //!
 //! Layers, bottom up: [`engine`] (time, events, RNG) → [`net`] (links,
 //! switches, ports, routing) → [`queue`] (disciplines) → [`transport`] (TCP)
-//! → [`workload`] (applications) → [`metrics`] → [`scenario`] (the spec,
-//! turned into a [`sim::Simulation`]).
+//! → [`workload`] (applications) → [`metrics`]; beside them [`spec`] (the
+//! scenario description, backend-neutral, and its lowering into a
+//! [`sim::Simulation`]).
 
 pub mod engine;
 pub mod metrics;

@@ -275,7 +275,25 @@ impl Scenario {
     /// Validates, and returns what validation worked out.
     pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
         let tcp = self.tcp.resolve("tcp")?;
-        let packet = Bytes((tcp.mss + TCP_IP_HEADER) as u64);
+        let mut workload_tcp = Vec::with_capacity(self.workloads.len());
+        for (i, w) in self.workloads.iter().enumerate() {
+            workload_tcp.push(match (w, w.tcp()) {
+                (WorkloadSpec::Udp(_), _) => None,
+                (_, Some(t)) => Some(
+                    self.tcp
+                        .overlaid(t)
+                        .resolve(&format!("workload[{i}].tcp"))?,
+                ),
+                (_, None) => Some(tcp),
+            });
+        }
+        // Every buffer must hold the largest segment any connection sends.
+        let largest_mss = workload_tcp
+            .iter()
+            .flatten()
+            .map(|t| t.mss)
+            .fold(tcp.mss, u32::max);
+        let packet = Bytes((largest_mss + TCP_IP_HEADER) as u64);
         if let Some(d) = self.duration {
             if d == Time::ZERO {
                 return Err(ScenarioError::new(
@@ -289,7 +307,7 @@ impl Scenario {
         let switches = self.topology.switch_names();
         let is_node = |n: &str| hosts.iter().any(|h| h == n) || switches.contains(&n);
 
-        self.queue.validate(packet)?;
+        self.queue.validate()?;
         self.queue.check_port(
             self.queue.discipline,
             self.queue.limit,
@@ -348,19 +366,13 @@ impl Scenario {
                 "no workload given; expected at least one [[workload]] (kind = \"incast\", \"bulk\", \"short\" or \"udp\")",
             ));
         }
-        let mut workload_tcp = Vec::with_capacity(self.workloads.len());
         let mut unbounded = false;
         for (i, w) in self.workloads.iter().enumerate() {
             let path = format!("workload[{i}]");
-            let settings = match (w, w.tcp()) {
-                (WorkloadSpec::Udp(_), _) => None,
-                (_, Some(t)) => Some(self.tcp.overlaid(t).resolve(&format!("{path}.tcp"))?),
-                (_, None) => Some(tcp),
-            };
             let cx = workloads::Context {
                 path: path.clone(),
                 hosts: &hosts,
-                tcp: settings.as_ref().unwrap_or(&tcp),
+                tcp: workload_tcp[i].as_ref().unwrap_or(&tcp),
             };
             w.validate(&cx)?;
             match w.last_open() {
@@ -373,7 +385,6 @@ impl Scenario {
                 }
             }
             unbounded |= w.unbounded();
-            workload_tcp.push(settings);
         }
         if unbounded && self.duration.is_none() {
             return Err(ScenarioError::new(
@@ -386,12 +397,24 @@ impl Scenario {
             .workloads
             .iter()
             .map(|w| match w {
-                WorkloadSpec::Incast(w) => w.servers(&hosts).len() as u64,
+                WorkloadSpec::Incast(w) => w.server_count(&hosts) as u64,
                 WorkloadSpec::Bulk(_) => 1,
                 WorkloadSpec::Short(s) => s.count as u64,
                 WorkloadSpec::Udp(_) => 0,
             })
             .sum();
+        // Flows first: the estimates below walk every one.
+        let udp = self.workloads.iter().filter(|w| w.kind() == "udp").count() as u64;
+        if conns.saturating_add(udp) > self.limits.max_flows {
+            return Err(ScenarioError::new(
+                "workload",
+                format!(
+                    "{} TCP connections and UDP flows; expected at most {} (raise [limits] max_flows to run more)",
+                    conns.saturating_add(udp),
+                    self.limits.max_flows
+                ),
+            ));
+        }
         if let Some(ids) = &self.metrics.trace_flows {
             if !self.metrics.trace {
                 return Err(ScenarioError::new(

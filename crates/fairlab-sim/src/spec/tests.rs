@@ -197,7 +197,7 @@ fn rejected_at(text: &str, path: &str) -> ScenarioError {
 #[test]
 fn a_zero_drr_quantum_is_refused_instead_of_never_returning() {
     let e = rejected_at(
-        &bulk_with("[queue.drr]\nquantum = \"0B\""),
+        &bulk_with("[queue]\ndiscipline = \"drr\"\n[queue.drr]\nquantum = \"0B\""),
         "queue.drr.quantum",
     );
     assert!(
@@ -560,4 +560,50 @@ fn the_packet_estimate_of_an_incast_counts_every_rounds_segments() {
     let est = sc.resolve().unwrap().estimate;
     let per_server = (256u64 << 10).div_ceil(1460);
     assert_eq!(est.packets(), 2 * (2 * per_server + 2 + 2) + 2 * 4);
+}
+
+#[test]
+fn a_connections_bytes_must_fit_its_counters() {
+    // With a duration the run stops early, so the packet limit does not
+    // catch these; the simulator's byte counters used to wrap.
+    let e = rejected_at(
+        &bulk_with("").replace(
+            "dst = \"h1\"",
+            "dst = \"h1\"\nsize = \"18446744073709551615B\"",
+        ),
+        "workload[0].size",
+    );
+    assert!(e.message.contains("1 EiB"), "{e}");
+    rejected_at(
+        &GOOD.replace(
+            "rounds = 2",
+            "rounds = 3\nrequest = \"18446744073709551615B\"",
+        ),
+        "workload[0].request",
+    );
+    rejected_at(
+        &GOOD
+            .replace(
+                "rounds = 2",
+                "rounds = 4000000000\n[limits]\nmax_packets = 1000000000000000000",
+            )
+            .replace("256KiB", "1GiB"),
+        "workload[0].sru",
+    );
+}
+
+#[test]
+fn buffers_must_hold_the_largest_segment_of_any_workload() {
+    // A workload's own MSS of 9000 bytes: a priority port of 16 KiB gives
+    // its low class 8 KiB, which no data packet fits (every segment dropped,
+    // every connection stalled until it gave up).
+    let text = bulk_with(
+        "[workload.tcp]\nmss = \"9000B\"\n[queue]\ndiscipline = \"priority\"\nlimit = \"16KiB\"",
+    );
+    let e = rejected_at(&text, "queue.limit");
+    assert!(e.message.contains("9040"), "{e}");
+    rejected_at(
+        &bulk_with("[workload.tcp]\nmss = \"9000B\"\n[queue]\nlimit = \"8KiB\""),
+        "queue.limit",
+    );
 }

@@ -12,6 +12,11 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
+/// The most bytes one connection may carry in one direction over a run:
+/// 2^60 (1 EiB), so that its byte counters and sequence numbers (u64) never
+/// wrap, whatever is added to them.
+pub const MAX_STREAM_BYTES: u64 = 1 << 60;
+
 /// Default request size: a small read RPC (an NFS READ call is about 100-200 bytes).
 pub const DEFAULT_REQUEST: Bytes = Bytes(100);
 /// Default incast rounds: the 20 rounds of the incast studies' runs.
@@ -77,11 +82,12 @@ named_enum! {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct IncastSpec {
-    /// When the client opens its connections.
+    /// When the client opens its connections (default 0: at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Time>,
     pub client: String,
-    /// Default "all": every host but the client.
+    /// Default "all": every host but the client, the incast studies' one
+    /// client reading from every server.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub servers: Option<ServerList>,
     /// Server request unit: bytes each server returns per round.
@@ -95,7 +101,8 @@ pub struct IncastSpec {
     pub request: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rounds: Option<u32>,
-    /// Each server answers after a uniform random think time in [0, jitter].
+    /// Each server answers after a uniform random think time in [0, jitter]
+    /// (default 0: the published simulations answered at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_jitter: Option<Time>,
     /// TCP settings of this workload's connections, over the scenario's [tcp].
@@ -135,7 +142,8 @@ pub struct ShortSpec {
     /// Full segments (MSS bytes each) per flow, instead of `size`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packets: Option<u32>,
-    /// Flows open at instants drawn uniformly in [start, start + spread).
+    /// Flows open at instants drawn uniformly in [start, start + spread)
+    /// (default 0: all at `start`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub spread: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -238,6 +246,20 @@ impl Context<'_> {
         Ok(())
     }
 
+    /// `per` bytes `times` over on one connection fit [`MAX_STREAM_BYTES`].
+    fn stream(&self, f: &str, per: u64, times: u64) -> Result<(), ScenarioError> {
+        match per.checked_mul(times) {
+            Some(n) if n <= MAX_STREAM_BYTES => Ok(()),
+            _ => Err(ScenarioError::new(
+                self.at(f),
+                format!(
+                    "{per} bytes x {times} on one connection is more than {} (1 EiB); expected less",
+                    Bytes(MAX_STREAM_BYTES)
+                ),
+            )),
+        }
+    }
+
     fn positive(&self, f: &str, b: Option<Bytes>) -> Result<(), ScenarioError> {
         if b == Some(Bytes(0)) {
             return Err(ScenarioError::new(
@@ -308,7 +330,7 @@ impl WorkloadSpec {
                 if w.size == Some(Bytes(0)) {
                     return Err(ScenarioError::new(cx.at("size"), "\"0B\" is not allowed; expected a positive size or no size (send until the run ends)"));
                 }
-                Ok(())
+                cx.stream("size", w.size.map_or(0, |s| s.get()), 1)
             }
             WorkloadSpec::Short(w) => w.validate(cx),
             WorkloadSpec::Udp(w) => {
@@ -358,6 +380,15 @@ impl IncastSpec {
         }
     }
 
+    /// How many servers, without making their names (the client is one of
+    /// `hosts`, checked before).
+    pub fn server_count(&self, hosts: &[String]) -> usize {
+        match &self.servers {
+            Some(ServerList::Names(v)) => v.len(),
+            None | Some(ServerList::All) => hosts.len().saturating_sub(1),
+        }
+    }
+
     /// Reply bytes of every server in one round.
     pub fn round_bytes(&self, servers: u64) -> u64 {
         match (self.sru, self.block) {
@@ -381,7 +412,7 @@ impl IncastSpec {
                 }
             }
         }
-        let servers = self.servers(cx.hosts).len();
+        let servers = self.server_count(cx.hosts);
         if servers == 0 {
             return Err(ScenarioError::new(
                 cx.at("servers"),
@@ -419,7 +450,14 @@ impl IncastSpec {
                 "0 is not allowed; expected at least 1 round",
             ));
         }
-        Ok(())
+        let rounds = self.rounds() as u64;
+        let reply = self.round_bytes(servers as u64).div_ceil(servers as u64);
+        let (f, per) = match (self.sru, self.block) {
+            (Some(_), _) => ("sru", reply),
+            _ => ("block", reply),
+        };
+        cx.stream(f, per, rounds)?;
+        cx.stream("request", self.request().get(), rounds)
     }
 }
 
@@ -454,7 +492,11 @@ impl ShortSpec {
                 cx.at("packets"),
                 "0 is not allowed; expected at least 1 packet",
             )),
-            _ => cx.positive("size", self.size),
+            (Some(_), None) => {
+                cx.positive("size", self.size)?;
+                cx.stream("size", self.flow_bytes(cx.tcp.mss), 1)
+            }
+            (None, Some(_)) => cx.stream("packets", self.flow_bytes(cx.tcp.mss), 1),
         }
     }
 }

@@ -1,5 +1,9 @@
-//! Lowering: a validated spec turned into one backend's configuration. One
-//! file per backend; each rejects, by field path, what its backend cannot
-//! honour.
+//! Lowering: a validated spec turned into one backend's configuration, one
+//! file per backend. A lowering may import its backend's types (only
+//! `sim.rs` imports the simulator's); it starts from [`super::Scenario::resolve`]
+//! (hosts, TCP settings, estimates already worked out) and refuses, by
+//! field path, whatever its backend cannot honour (docs/scenario.md,
+//! "Backend support"). The namespace (Linux netns) backend's lowering will
+//! be a sibling, `netns.rs`.
 
 pub mod sim;

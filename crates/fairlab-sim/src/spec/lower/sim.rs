@@ -377,12 +377,14 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         udp_no += 1;
     }
     if sc.metrics.trace {
+        // A set: the list may be as long as the connections.
+        let only: Option<std::collections::BTreeSet<u32>> = sc
+            .metrics
+            .trace_flows
+            .as_ref()
+            .map(|f| f.iter().copied().collect());
         for (i, c) in conns.iter_mut().enumerate() {
-            let wanted = sc
-                .metrics
-                .trace_flows
-                .as_ref()
-                .is_none_or(|f| f.contains(&(i as u32)));
+            let wanted = only.as_ref().is_none_or(|f| f.contains(&(i as u32)));
             if wanted {
                 let side = c.data_side;
                 c.sock[side].enable_trace();

@@ -130,7 +130,8 @@ pub struct QueueSpec {
     #[serde(default = "QueueSpec::default_limit")]
     pub limit: Buffer,
     /// ECN marking threshold K (RFC 8257 (3.1)): ECN-capable packets that
-    /// find the queue above K are marked CE. Off by default.
+    /// find the queue above K are marked CE. Off by default: the drop-tail
+    /// switches of the incast studies did not mark.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<Buffer>,
     /// HCF parameters (used when discipline = "hcf").
@@ -153,11 +154,11 @@ impl QueueSpec {
 
     /// Every discipline checks its own parameters, used or not: a bad value
     /// is bad whichever port later runs it.
-    pub fn validate(&self, packet: Bytes) -> Result<(), ScenarioError> {
+    pub fn validate(&self) -> Result<(), ScenarioError> {
         self.hcf.validate("queue.hcf")?;
         self.red.validate("queue.red")?;
         self.sfq.validate("queue.sfq")?;
-        self.drr.validate("queue.drr", packet)?;
+        self.drr.validate("queue.drr")?;
         self.priority.validate("queue.priority")?;
         Ok(())
     }
@@ -176,6 +177,7 @@ impl QueueSpec {
         match disc {
             Discipline::Hcf => self.hcf.check_limit(limit, packet, path),
             Discipline::Priority => self.priority.check_limit(limit, packet, path),
+            Discipline::Drr => self.drr.check_quantum("queue.drr", packet),
             _ => Ok(()),
         }
     }
@@ -217,7 +219,7 @@ pub fn limit_fits(path: &str, l: &Buffer, packet: Bytes) -> Result<(), ScenarioE
     } else {
         Err(ScenarioError::new(
             path,
-            format!("\"{l}\" is smaller than one packet; expected at least {packet} (MSS + 40 bytes of headers) or \"1pkt\""),
+            format!("\"{l}\" is smaller than one packet; expected at least {packet} (the largest MSS + 40 bytes of headers) or \"1pkt\""),
         ))
     }
 }

@@ -29,6 +29,9 @@ pub struct PrioritySpec {
 }
 
 impl Default for PrioritySpec {
+    /// ACKs and handshakes first, so that a full data queue never holds
+    /// back the acknowledgments that clock it; half the limit each (as
+    /// HCF's HP/LP split).
     fn default() -> Self {
         PrioritySpec {
             high: PriorityClass::Control,
