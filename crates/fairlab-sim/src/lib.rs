@@ -2,14 +2,19 @@
 //! unfair in data-center and storage networks (incast, outcast, hash-cast,
 //! long-flow starvation), and of their remedies.
 //!
-//! Layers, bottom up: [`engine`] (time, events, RNG) → [`net`] (links,
-//! switches, ports, routing) → [`queue`] (disciplines) → [`transport`] (TCP)
-//! → [`workload`] (applications) → [`metrics`] → [`scenario`] (the spec,
-//! turned into a [`sim::Simulation`]).
+//! Layers, bottom up, each importing only those below it: [`units`] →
+//! [`packet`] (addresses, ports, the packet, the one seeded flow hash) →
+//! [`engine`] (time, events, RNG streams) → [`queue`] (disciplines) →
+//! [`net`] (links, switches, ports holding queues, hosts, routing by
+//! next-hop sets) → [`transport`] (TCP) → [`workload`] (applications) →
+//! [`sim`] (the event loop and the glue: moves packets between ports,
+//! hands them to endpoints, keeps timers) → [`metrics`] (tables of a
+//! finished run) → [`scenario`] (the spec, lowered into a [`sim::Simulation`]).
 
 pub mod engine;
 pub mod metrics;
 pub mod net;
+pub mod packet;
 pub mod queue;
 pub mod scenario;
 pub mod sim;

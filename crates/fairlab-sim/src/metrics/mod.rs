@@ -75,6 +75,8 @@ pub fn collect(sim: &Simulation) -> RunResult {
         let (mut segs, mut rtx, mut frtx, mut tos) = (vec![], vec![], vec![], vec![]);
         let (mut silence, mut cwnd, mut srtt, mut rto) = (vec![], vec![], vec![], vec![]);
         let (mut ccs, mut outcome, mut ecn) = (vec![], vec![], vec![]);
+        let (mut local, mut saddr, mut daddr) = (vec![], vec![], vec![]);
+        let (mut sport, mut dport) = (vec![], vec![]);
         for (i, c) in sim.conns.iter().enumerate() {
             let w = &sim.workloads[c.app.workload as usize];
             let s = c.sender();
@@ -129,6 +131,12 @@ pub fn collect(sim: &Simulation) -> RunResult {
             srtt.push(s.srtt().map_or(f64::NAN, secs));
             rto.push(secs(s.rto()));
             ecn.push(s.stats.ecn_reductions as i64);
+            local.push(s.stats.local_drops as i64);
+            let t = s.tuple().expect("every flow is named");
+            saddr.push(t.src.to_string());
+            daddr.push(t.dst.to_string());
+            sport.push(t.sport as i64);
+            dport.push(t.dport as i64);
         }
         flows
             .push("flow_id", Column::I64(flow_id))
@@ -150,7 +158,12 @@ pub fn collect(sim: &Simulation) -> RunResult {
             .push("longest_silence_s", Column::F64(silence))
             .push("final_cwnd_bytes", Column::I64(cwnd))
             .push("srtt_s", Column::F64(srtt))
-            .push("rto_s", Column::F64(rto));
+            .push("rto_s", Column::F64(rto))
+            .push("local_drops", Column::I64(local))
+            .push("src_addr", Column::Str(saddr))
+            .push("sport", Column::I64(sport))
+            .push("dst_addr", Column::Str(daddr))
+            .push("dport", Column::I64(dport));
     }
 
     // Rounds of every incast workload.
@@ -406,6 +419,7 @@ pub fn collect(sim: &Simulation) -> RunResult {
         ),
         ("packet_hops".into(), Value::Int(c.packet_hops as i64)),
         ("drops".into(), Value::Int(c.drops as i64)),
+        ("local_drops".into(), Value::Int(c.local_drops as i64)),
         ("rounds_completed".into(), Value::Int(rounds_completed)),
         ("incast_goodput_bps".into(), Value::Float(incast_goodput)),
         ("total_timeouts".into(), Value::Int(total_timeouts as i64)),

@@ -6,6 +6,7 @@ mod droptail;
 mod drr;
 mod flowq;
 mod hcf;
+mod mq;
 mod priority;
 mod red;
 mod sfq;
@@ -13,11 +14,12 @@ mod sfq;
 pub use droptail::DropTail;
 pub use drr::Drr;
 pub use hcf::{Hcf, HcfConfig, HcfStats, Period};
+pub use mq::{Mq, TxQueueStats};
 pub use priority::{Class, Priority};
 pub use red::{Red, RedConfig};
 pub use sfq::Sfq;
 
-use crate::net::Packet;
+use crate::packet::Packet;
 use crate::units::{Bytes, Time};
 use std::fmt;
 
@@ -102,6 +104,8 @@ pub enum Queue {
     Sfq(Sfq),
     Drr(Drr),
     Priority(Priority),
+    /// A multi-queue NIC: a discipline per transmit queue.
+    Mq(Mq),
 }
 
 macro_rules! each_queue {
@@ -113,6 +117,7 @@ macro_rules! each_queue {
             Queue::Sfq($q) => $e,
             Queue::Drr($q) => $e,
             Queue::Priority($q) => $e,
+            Queue::Mq($q) => $e,
         }
     };
 }
@@ -126,6 +131,7 @@ impl Queue {
             Queue::Sfq(_) => "sfq".to_string(),
             Queue::Drr(_) => "drr".to_string(),
             Queue::Priority(_) => "priority".to_string(),
+            Queue::Mq(q) => format!("{}x{}", q.queues().len(), q.queues()[0].limit_label()),
         }
     }
     /// HCF's period and admission counts (zero for other disciplines).
@@ -134,6 +140,11 @@ impl Queue {
             Queue::Hcf(q) => q.stats,
             _ => HcfStats::default(),
         }
+    }
+    /// Whether a packet can leave before an earlier arrival of its flow
+    /// (FIFO and RED serve in arrival order; the others need a reordering check).
+    pub fn can_reorder(&self) -> bool {
+        !matches!(self, Queue::DropTail(_) | Queue::Red(_))
     }
     /// Packets marked CE so far.
     pub fn marks(&self) -> u64 {

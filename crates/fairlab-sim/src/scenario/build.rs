@@ -7,6 +7,7 @@ use super::{
 use crate::engine::Rng;
 use crate::net::topology::{self, LinkSpec};
 use crate::net::{Network, NodeId};
+use crate::packet::Salt;
 use crate::queue::{BufferLimit, Class, DropTail, Drr, Hcf, Priority, Queue, Red, RedConfig, Sfq};
 use crate::sim::{Conn, Series, Simulation};
 use crate::transport::tcp::TcpSocket;
@@ -57,7 +58,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     let sw_limit = sc.queue.limit;
     let sw_ecn = sc.queue.ecn_threshold;
     let nic_limit = sc.host.nic_queue;
-    let packet = crate::units::Bytes((tcp.mss + crate::net::TCP_IP_HEADER) as u64);
+    let packet = crate::units::Bytes((tcp.mss + crate::packet::TCP_IP_HEADER) as u64);
     // Each switch queue that draws random numbers (HCF's hash functions)
     // gets its own stream, numbered in the order the builder creates ports.
     let queue_no = std::cell::Cell::new(0u64);
@@ -101,6 +102,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 sc.queue.drr.buckets,
                 limit,
                 sc.queue.drr.quantum.get(),
+                Salt::from_u64(Rng::stream(seed, &[RNG_QUEUE, n]).next_u64()),
             )),
             Discipline::Priority => {
                 let p = &sc.queue.priority;

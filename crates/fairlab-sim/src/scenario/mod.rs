@@ -12,7 +12,7 @@ mod units_serde;
 pub use build::build;
 pub use error::ScenarioError;
 
-use crate::net::TCP_IP_HEADER;
+use crate::packet::TCP_IP_HEADER;
 use crate::queue::BufferLimit;
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{Profile, TcpConfig, TimerClock};

@@ -9,11 +9,18 @@
 //! the destination host, [`Simulation::deliver`] hands it to the socket.
 
 use crate::engine::{EventQueue, Rng};
-use crate::net::{Network, NodeKind, Packet, PortId};
+use crate::net::{Network, NodeId, NodeKind, PortId};
+use crate::packet::{Addr, FiveTuple, FlowHasher, Packet, Protocol, EPHEMERAL_PORTS};
 use crate::queue::QueueDiscipline;
 use crate::transport::tcp::TcpSocket;
 use crate::units::Time;
 use crate::workload::{AppAction, ConnApp, Workload};
+
+/// The port every workload's server side listens on (iperf's default).
+pub const LISTEN_PORT: u16 = 5001;
+/// RNG stream keys of the flow naming (distinct from the spec's 1..=5).
+const RNG_FLOW_HASH: u64 = 0x46_4c_4f_57;
+const RNG_PORTS: u64 = 0x50_4f_52_54;
 
 /// What can happen.
 #[derive(Clone, Debug)]
@@ -30,8 +37,8 @@ pub enum Event {
     WakeUp { workload: u32, token: u32 },
     /// Time to sample queue occupancies.
     Sample,
-    /// A host hands a packet (in the slab) to its NIC after its processing jitter.
-    HostTx(u32),
+    /// Host `host` hands a packet (in the slab) to its NIC after its processing jitter.
+    HostTx { host: NodeId, pkt: u32 },
     /// A UDP source sends its next datagram.
     UdpSend { workload: u32 },
 }
@@ -112,8 +119,11 @@ pub struct Counters {
     pub packet_hops: u64,
     pub packets_delivered: u64,
     pub data_packets_delivered: u64,
+    /// Drops in the network (switch ports).
     pub drops: u64,
     pub data_drops: u64,
+    /// Packets a host's own transmit queue refused (the sender is told).
+    pub local_drops: u64,
 }
 
 /// Optional time series, off unless the scenario asks.
@@ -140,6 +150,8 @@ pub struct Simulation {
     pub seed: u64,
     pub profile: &'static str,
     outbox: Vec<Packet>,
+    /// Packets of the outbox being flushed that the host's queue refused.
+    refused: Vec<Packet>,
     actions: Vec<AppAction>,
     end: Time,
     bounded_left: usize,
@@ -189,6 +201,7 @@ impl Simulation {
             seed,
             profile,
             outbox: Vec::with_capacity(64),
+            refused: Vec::new(),
             actions: Vec::with_capacity(64),
             end: Time::ZERO,
             bounded_left,
@@ -213,8 +226,10 @@ impl Simulation {
         self.host_release = vec![Time::ZERO; n];
     }
 
-    /// Registers the UDP flows (their ids follow the TCP flow keys) and
-    /// turns on reordering checks at switch ports.
+    /// Registers the UDP flows (their ids follow the TCP flow keys), names
+    /// every flow (5-tuple and flow hash, see [`Simulation::name_flows`]) and
+    /// turns on reordering checks at switch ports whose discipline can
+    /// reorder (a FIFO cannot: it needs no per-flow table).
     pub fn index_flows(&mut self) {
         let base = 2 * self.conns.len();
         let mut udp = Vec::new();
@@ -226,9 +241,64 @@ impl Simulation {
         }
         let keys = base + udp.len();
         self.udp_of_flow = udp;
+        self.name_flows();
         for p in &mut self.net.ports {
-            if self.net.nodes[p.node as usize].kind == NodeKind::Switch {
+            if self.net.nodes[p.node as usize].kind == NodeKind::Switch && p.queue.can_reorder() {
                 p.last_departed = vec![0; keys];
+            }
+        }
+    }
+
+    /// Gives every connection and UDP flow its 5-tuple and every direction
+    /// its flow hash. The opening side takes the next ephemeral port of its
+    /// host (Linux's range, from a start drawn from the host's own seeded
+    /// stream, then consecutive); the listening side is on [`LISTEN_PORT`].
+    /// The hash key is the run's, so each seed places flows anew.
+    fn name_flows(&mut self) {
+        let hasher = {
+            let mut r = Rng::stream(self.seed, &[RNG_FLOW_HASH]);
+            FlowHasher::new(r.next_u64(), r.next_u64())
+        };
+        let span = (*EPHEMERAL_PORTS.end() - *EPHEMERAL_PORTS.start()) as u64 + 1;
+        let mut next_port: Vec<Option<u16>> = vec![None; self.net.hosts.len()];
+        let seed = self.seed;
+        let mut ephemeral = |net: &Network, host: NodeId| -> u16 {
+            let hi = net.host_index(host).expect("a host") as usize;
+            let p = *next_port[hi].get_or_insert_with(|| {
+                let off = Rng::stream(seed, &[RNG_PORTS, hi as u64]).below_inclusive(span - 1);
+                *EPHEMERAL_PORTS.start() + off as u16
+            });
+            next_port[hi] = Some(if p == *EPHEMERAL_PORTS.end() {
+                *EPHEMERAL_PORTS.start()
+            } else {
+                p + 1
+            });
+            p
+        };
+        let addr = |net: &Network, n: NodeId| -> Addr { net.addr(n) };
+        for c in &mut self.conns {
+            let (a, b) = c.sock[0].endpoints();
+            let t = FiveTuple {
+                src: addr(&self.net, a),
+                dst: addr(&self.net, b),
+                sport: ephemeral(&self.net, a),
+                dport: LISTEN_PORT,
+                proto: Protocol::Tcp,
+            };
+            c.sock[0].set_flow(t, hasher.hash(&t));
+            let r = t.reversed();
+            c.sock[1].set_flow(r, hasher.hash(&r));
+        }
+        for w in &mut self.workloads {
+            if let Workload::Udp(u) = w {
+                let t = FiveTuple {
+                    src: addr(&self.net, u.src),
+                    dst: addr(&self.net, u.dst),
+                    sport: ephemeral(&self.net, u.src),
+                    dport: LISTEN_PORT,
+                    proto: Protocol::Udp,
+                };
+                u.set_flow(t, hasher.hash(&t));
             }
         }
     }
@@ -315,10 +385,12 @@ impl Simulation {
                 self.apply_actions();
             }
             Event::Sample => self.sample_queues(),
-            Event::HostTx(id) => {
-                let pkt = self.packets.take(id);
-                let out = self.net.route(pkt.src, pkt.dst);
-                self.enqueue(out, pkt);
+            Event::HostTx { host, pkt } => {
+                let pkt = self.packets.take(pkt);
+                let out = self.net.route(host, &pkt);
+                if let Err(pkt) = self.enqueue(out, pkt) {
+                    self.refused_by_nic(&pkt);
+                }
             }
         }
     }
@@ -328,10 +400,11 @@ impl Simulation {
             return;
         };
         let (pkt, gap) = u.emit();
+        let host = u.src;
         let now = self.events.now();
         self.events
             .schedule(now + gap, Event::UdpSend { workload: w });
-        self.inject(pkt);
+        let _ = self.inject(host, pkt);
     }
 
     /// Starts serializing the next queued packet if the wire is free.
@@ -370,9 +443,10 @@ impl Simulation {
             .schedule(arrive, Event::Arrive { port: p, pkt: id });
     }
 
-    /// Puts a packet into an output queue, counting it or its drop.
+    /// Puts a packet into an output queue, counting it or its drop; gives
+    /// the packet back if it was dropped.
     #[inline]
-    fn enqueue(&mut self, p: PortId, mut pkt: Packet) {
+    fn enqueue(&mut self, p: PortId, mut pkt: Packet) -> Result<(), Packet> {
         let now = self.events.now();
         let port = &mut self.net.ports[p as usize];
         port.arrivals += 1;
@@ -396,15 +470,21 @@ impl Simulation {
                     port.stats.max_pkts = n;
                 }
                 self.start_tx(p);
+                Ok(())
             }
-            Err(_) => {
+            Err(pkt) => {
                 port.stats.drop_pkts += 1;
                 port.stats.drop_bytes += size;
                 port.stats.timeout_rtx_drops += timeout_rtx as u64;
-                self.counters.drops += 1;
-                if data {
-                    self.counters.data_drops += 1;
+                if self.net.nodes[port.node as usize].kind == NodeKind::Host {
+                    self.counters.local_drops += 1;
+                } else {
+                    self.counters.drops += 1;
+                    if data {
+                        self.counters.data_drops += 1;
+                    }
                 }
+                Err(pkt)
             }
         }
     }
@@ -412,38 +492,65 @@ impl Simulation {
     /// A switch routes an arriving packet to its output port.
     #[inline]
     fn forward(&mut self, node: u32, pkt: Packet) {
-        let out = self.net.route(node, pkt.dst);
+        let out = self.net.route(node, &pkt);
         debug_assert_ne!(out, crate::net::NO_ROUTE);
-        self.enqueue(out, pkt);
+        let _ = self.enqueue(out, pkt);
     }
 
-    /// A host's socket emits a packet.
+    /// A socket on host `host` emits a packet; gives it back if the host's
+    /// transmit queue refused it at once.
     #[inline]
-    fn inject(&mut self, pkt: Packet) {
+    fn inject(&mut self, host: NodeId, pkt: Packet) -> Result<(), Packet> {
         self.counters.packets_sent += 1;
         if pkt.is_data() {
             self.counters.data_packets_sent += 1;
         }
         if self.jitter > Time::ZERO {
-            let h = pkt.src as usize;
+            let h = host as usize;
             let now = self.events.now();
             let d = Time(self.host_rng[h].below_inclusive(self.jitter.0));
             let at = (now + d).max(self.host_release[h]);
             self.host_release[h] = at;
             let id = self.packets.put(pkt);
-            self.events.schedule(at, Event::HostTx(id));
-            return;
+            self.events.schedule(at, Event::HostTx { host, pkt: id });
+            return Ok(());
         }
-        let out = self.net.route(pkt.src, pkt.dst);
-        self.enqueue(out, pkt);
+        let out = self.net.route(host, &pkt);
+        self.enqueue(out, pkt)
     }
 
-    fn flush_outbox(&mut self) {
+    /// A packet a host's transmit queue refused after its send jitter: its
+    /// TCP sender hears of it (UDP datagrams are just counted).
+    fn refused_by_nic(&mut self, pkt: &Packet) {
+        if pkt.has(crate::packet::flags::UDP) {
+            return;
+        }
+        let (c, side) = (pkt.conn, usize::from(pkt.from_passive));
+        let now = self.now();
+        self.conns[c as usize].sock[side].on_local_drop(now, pkt);
+        self.sync_timer(c, side);
+    }
+
+    /// Sends what side `side` of connection `c` emitted.
+    fn flush_outbox(&mut self, c: u32, side: usize) {
+        let host = self.conns[c as usize].sock[side].endpoints().0;
         let mut out = std::mem::take(&mut self.outbox);
+        let mut refused = std::mem::take(&mut self.refused);
         for pkt in out.drain(..) {
-            self.inject(pkt);
+            if let Err(p) = self.inject(host, pkt) {
+                refused.push(p);
+            }
         }
         self.outbox = out;
+        if !refused.is_empty() {
+            // Last first: a refused tail of new data becomes unsent again.
+            let now = self.now();
+            for p in refused.iter().rev() {
+                self.conns[c as usize].sock[side].on_local_drop(now, p);
+            }
+            refused.clear();
+        }
+        self.refused = refused;
     }
 
     /// Keeps exactly one useful wake-up pending per socket (see `engine::queue`).
@@ -478,7 +585,7 @@ impl Simulation {
         conn.sock[side].on_timer(now, &mut self.outbox);
         let aborted = conn.sock[side].aborted();
         let app = conn.app;
-        self.flush_outbox();
+        self.flush_outbox(c, side);
         self.sync_timer(c, side);
         if aborted {
             self.workloads[app.workload as usize].on_aborted(app.index);
@@ -492,7 +599,7 @@ impl Simulation {
         if pkt.is_data() {
             self.counters.data_packets_delivered += 1;
         }
-        if pkt.has(crate::net::flags::UDP) {
+        if pkt.has(crate::packet::flags::UDP) {
             let w = self.udp_of_flow[pkt.conn as usize - 2 * self.conns.len()];
             if let Workload::Udp(u) = &mut self.workloads[w as usize] {
                 u.delivered += 1;
@@ -506,7 +613,7 @@ impl Simulation {
         let outcome = conn.sock[side].on_segment(now, &pkt, &mut self.outbox);
         let app = conn.app;
         let is_data_receiver = side != conn.data_side;
-        self.flush_outbox();
+        self.flush_outbox(c, side);
         self.sync_timer(c, side);
         let passive = side == 1;
         if outcome.established {
@@ -584,7 +691,7 @@ impl Simulation {
                     let cn = &mut self.conns[conn as usize];
                     cn.opened = Some(now);
                     cn.sock[0].connect(now, &mut self.outbox);
-                    self.flush_outbox();
+                    self.flush_outbox(conn, 0);
                     self.sync_timer(conn, 0);
                 }
                 AppAction::Write {
@@ -594,7 +701,7 @@ impl Simulation {
                 } => {
                     let side = usize::from(passive);
                     self.conns[conn as usize].sock[side].write(now, bytes, &mut self.outbox);
-                    self.flush_outbox();
+                    self.flush_outbox(conn, side);
                     self.sync_timer(conn, side);
                 }
                 AppAction::WakeUp {
@@ -637,7 +744,7 @@ impl Simulation {
         }
         for e in self.events.pending() {
             match e {
-                Event::Arrive { pkt, .. } | Event::HostTx(pkt) => {
+                Event::Arrive { pkt, .. } | Event::HostTx { pkt, .. } => {
                     n += u64::from(self.packets.get(*pkt).is_data())
                 }
                 _ => {}
