@@ -10,7 +10,7 @@ from typing import Any
 
 import pandas as pd
 
-TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series", "trace")
+TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series", "trace", "nic_queues")
 
 
 @dataclass

@@ -28,6 +28,11 @@ FLOW_COLUMNS = [
     "final_cwnd_bytes",
     "srtt_s",
     "rto_s",
+    "local_drops",
+    "src_addr",
+    "sport",
+    "dst_addr",
+    "dport",
 ]
 ROUND_COLUMNS = [
     "workload",
@@ -72,6 +77,16 @@ def test_simulate_returns_documented_tables(small_toml):
     assert list(res.ports.columns) == PORT_COLUMNS
     assert list(res.flow_series.columns) == ["t_s", "flow_id", "bytes", "throughput_bps"]
     assert list(res.queue_series.columns) == ["t_s", "node", "peer", "bytes", "pkts"]
+    assert list(res.tables["nic_queues"].columns) == [
+        "node",
+        "peer",
+        "queue",
+        "enq_pkts",
+        "deq_pkts",
+        "drop_pkts",
+        "max_pkts",
+        "held_pkts",
+    ]
     assert len(res.rounds) == 2
     assert (res.rounds["bytes"] == 2 * 65536).all()
     assert res.flows["bytes_delivered"].sum() == 2 * 2 * 65536

@@ -120,6 +120,14 @@ impl Hcf {
         &self.cfg
     }
 
+    /// Names of the counters HCF adds to the ports table.
+    pub const COUNTERS: [&'static str; 3] = ["hcf_periods", "hcf_hp_pkts", "hcf_lp_pkts"];
+
+    /// Values of [`Hcf::COUNTERS`].
+    pub fn counters(&self) -> [u64; 3] {
+        [self.stats.periods, self.stats.hp_pkts, self.stats.lp_pkts]
+    }
+
     /// Memory of the credit bins: K * ceil(log2(c0 + 1)) bits (Section III-C).
     pub fn memory_bits(&self) -> u64 {
         self.cfg.bins as u64 * (64 - self.c0_units.leading_zeros()) as u64

@@ -134,11 +134,24 @@ impl Queue {
             Queue::Mq(q) => format!("{}x{}", q.queues().len(), q.queues()[0].limit_label()),
         }
     }
-    /// HCF's period and admission counts (zero for other disciplines).
-    pub fn hcf_stats(&self) -> HcfStats {
+    /// The counters disciplines keep beyond a port's own, by column name:
+    /// the ports table has one column for each, zero where a port's
+    /// discipline does not keep it. A discipline adds its names here and
+    /// its values in [`Queue::counters`].
+    pub const COUNTERS: &'static [&'static str] = &Hcf::COUNTERS;
+
+    /// This port's values of [`Queue::COUNTERS`], in that order.
+    pub fn counters(&self) -> [u64; Hcf::COUNTERS.len()] {
         match self {
-            Queue::Hcf(q) => q.stats,
-            _ => HcfStats::default(),
+            Queue::Hcf(q) => q.counters(),
+            _ => [0; Hcf::COUNTERS.len()],
+        }
+    }
+    /// Bits of per-flow state the discipline keeps (HCF's credit bins), if any.
+    pub fn state_bits(&self) -> Option<u64> {
+        match self {
+            Queue::Hcf(q) => Some(q.memory_bits()),
+            _ => None,
         }
     }
     /// Whether a packet can leave before an earlier arrival of its flow
