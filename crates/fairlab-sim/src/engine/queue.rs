@@ -39,6 +39,8 @@ pub struct EventQueue<E> {
     heap: BinaryHeap<Entry<E>>,
     next_seq: u64,
     now: Time,
+    /// Sequence number of the event last popped: with `now`, its place in the order.
+    now_seq: u64,
     popped: u64,
 }
 
@@ -54,6 +56,7 @@ impl<E> EventQueue<E> {
             heap: BinaryHeap::with_capacity(1024),
             next_seq: 0,
             now: Time::ZERO,
+            now_seq: 0,
             popped: 0,
         }
     }
@@ -62,6 +65,13 @@ impl<E> EventQueue<E> {
     #[inline]
     pub fn now(&self) -> Time {
         self.now
+    }
+
+    /// (time, sequence number) of the event last popped: every event popped
+    /// later orders after it.
+    #[inline]
+    pub fn cursor(&self) -> (Time, u64) {
+        (self.now, self.now_seq)
     }
 
     /// Events popped so far.
@@ -90,6 +100,35 @@ impl<E> EventQueue<E> {
         });
     }
 
+    /// Takes the sequence number the next `schedule` would use, without
+    /// scheduling anything: an event that may or may not be needed later
+    /// (see `sim::Simulation::start_tx`) keeps its place in the order, and
+    /// [`Self::schedule_with_seq`] inserts it there if it is needed.
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at (`at`, `seq`), `seq` from [`Self::reserve_seq`].
+    /// It pops exactly where it would have had it been scheduled when `seq`
+    /// was reserved, provided (`at`, `seq`) still lies after the event last
+    /// popped.
+    #[inline]
+    pub fn schedule_with_seq(&mut self, at: Time, seq: u64, event: E) {
+        debug_assert!(seq < self.next_seq, "sequence number not reserved");
+        debug_assert!(
+            (at, seq) > (self.now, self.now_seq) || self.popped == 0,
+            "event scheduled before the current one"
+        );
+        self.heap.push(Entry {
+            time: at,
+            seq,
+            event,
+        });
+    }
+
     /// Schedules `event` `delay` after now.
     #[inline]
     pub fn schedule_in(&mut self, delay: Time, event: E) {
@@ -106,6 +145,7 @@ impl<E> EventQueue<E> {
     pub fn pop(&mut self) -> Option<(Time, E)> {
         let e = self.heap.pop()?;
         self.now = e.time;
+        self.now_seq = e.seq;
         self.popped += 1;
         Some((e.time, e.event))
     }
@@ -130,6 +170,20 @@ mod tests {
         q.schedule(Time(3), 'd');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['b', 'd', 'a', 'c']);
+    }
+
+    #[test]
+    fn a_reserved_sequence_number_keeps_its_place() {
+        let mut q = EventQueue::new();
+        q.schedule(Time(5), 'a');
+        let s = q.reserve_seq();
+        q.schedule(Time(5), 'c');
+        q.schedule(Time(1), 'x');
+        assert_eq!(q.pop(), Some((Time(1), 'x')));
+        assert_eq!(q.cursor().0, Time(1));
+        q.schedule_with_seq(Time(5), s, 'b');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['a', 'b', 'c']);
     }
 
     proptest! {
