@@ -136,8 +136,12 @@ fn render(t: &Table) -> String {
 }
 
 /// The rounds and flows of a small incast run, pinned. A change to TCP, the
-/// queues or the workload that moves any number shows up here; re-bless with
-/// `FAIRLAB_BLESS=1 cargo test` after checking the difference is intended.
+/// queues or the workload that moves any number shows up here. The snapshot
+/// is `tests/snapshots/network_runs__incast_4.snap`; a missing or different
+/// one fails the test (insta writes the new rendering to a `.snap.new` file
+/// beside it, or nothing under `CI=true`). Re-bless with
+/// `INSTA_UPDATE=always cargo test -p fairlab-sim --test network_runs` (or
+/// `cargo insta review`) after checking the difference is intended.
 #[test]
 fn incast_snapshot_four_servers() {
     let r = fairlab_sim::run(&incast(4, "200ms", "jiffy", ""), None).unwrap();
@@ -146,12 +150,7 @@ fn incast_snapshot_four_servers() {
         render(r.table("rounds")),
         render(r.table("flows"))
     );
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/incast_4.csv");
-    if std::env::var("FAIRLAB_BLESS").is_ok() || !std::path::Path::new(path).exists() {
-        std::fs::write(path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(path).unwrap();
-    assert_eq!(got, want, "snapshot differs; see {path}");
+    insta::assert_snapshot!("incast_4", got);
 }
 
 #[test]
