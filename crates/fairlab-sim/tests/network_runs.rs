@@ -175,10 +175,61 @@ fn time_series_are_recorded_only_when_asked_and_add_up() {
     assert!(qs.i64s("bytes").iter().any(|&b| b > 0));
 }
 
+/// A two-segment flow with an initial window of one segment: the receiver
+/// holds the ACK of the lone first segment until its delayed-ACK timer fires,
+/// and only that ACK lets the second segment go. The flow's end time shows
+/// the timer.
 #[test]
 fn linux_profile_delays_acks_with_a_40ms_timer() {
-    // One server, one round of an odd number of segments: the last segment's
-    // ACK waits for the delayed-ACK timer unless another segment follows.
+    let text = |delayed_ack: &str| {
+        format!(
+            r#"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "25us"
+[tcp]
+profile = "linux"
+initial_window = 1
+{delayed_ack}
+[[workload]]
+kind = "bulk"
+src = "h0"
+dst = "h1"
+size = "2920B"
+"#
+        )
+    };
+    let end = |delayed_ack: &str| {
+        let sc = Scenario::from_toml_str(&text(delayed_ack)).unwrap();
+        let r = fairlab_sim::run(&sc, None).unwrap();
+        assert_eq!(
+            r.get("profile"),
+            Some(&fairlab_sim::metrics::Value::Str("linux".into()))
+        );
+        assert_eq!(r.table("flows").i64s("bytes_delivered")[0], 2920);
+        r.table("flows").f64s("end_s")[0]
+    };
+    // Segment 1 reaches h1 at 175.6 us (see the one-segment flow above). On
+    // the profile's 4 ms jiffy clock a 40 ms timer armed in tick 0 fires at
+    // the start of tick 10: 40 ms. The 40-byte ACK crosses two hops in
+    // 2 x (0.32 + 25) us = 50.64 us, and segment 2 follows in 2 x (12 + 25) us
+    // = 74 us: 40 ms + 124.64 us.
+    let delayed = end("");
+    assert!(
+        (delayed - (40e-3 + 124.64e-6)).abs() < 1e-12,
+        "end = {delayed}"
+    );
+    // Without delayed ACKs the ACK leaves at 175.6 us: 175.6 + 124.64 us.
+    let at_once = end("delayed_ack = false");
+    assert!((at_once - 300.24e-6).abs() < 1e-12, "end = {at_once}");
+}
+
+/// Delayed ACKs acknowledge every second segment: the client of an incast
+/// (the receiver) sends under two thirds of the pure ACKs it sends without.
+#[test]
+fn linux_profile_acks_every_second_segment() {
     let sc = incast(1, "200ms", "jiffy", "");
     let mut sc_linux = sc.clone();
     sc_linux.tcp.profile = Some("linux".into());
@@ -192,7 +243,6 @@ fn linux_profile_delays_acks_with_a_40ms_timer() {
         linux.get("profile"),
         Some(&fairlab_sim::metrics::Value::Str("linux".into()))
     );
-    // Delayed ACKs halve the pure ACKs the client sends.
     let p_rfc = rfc.table("ports");
     let p_linux = linux.table("ports");
     let client_tx = |t: &Table| {
