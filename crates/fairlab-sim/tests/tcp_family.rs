@@ -75,7 +75,8 @@ fn every_algorithm_alone_fills_a_one_bdp_buffered_link() {
     for algo in ALGOS {
         let r = fairlab_sim::run(&dumbbell(algo, 1, "9pkt", "20s", ""), None).unwrap();
         let u = bottleneck_utilization(&r, 20.0);
-        assert!(u >= 0.95, "{algo}: utilization {u:.3}");
+        // Deep enough to stay busy, and never above the link's capacity.
+        assert!((0.95..=1.0).contains(&u), "{algo}: utilization {u:.3}");
     }
 }
 
