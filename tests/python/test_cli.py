@@ -33,6 +33,12 @@ def test_incast_csv_has_the_documented_columns(capsys):
     assert len(df) == 2 * 3
     assert set(df["min_rto"]) == {"200ms", "5ms", "200us"}
     assert (df["goodput_mbps"] > 100).all()
+    assert (df["goodput_mbps"] < 1000 * 1460 / 1500).all()
+    # One server loses nothing, so the RTO never fires and every min RTO
+    # gives the same run.
+    one = df[df["servers"] == 1]
+    assert (one["drops"] == 0).all() and (one["timeouts"] == 0).all()
+    assert one["goodput_mbps"].nunique() == 1
 
 
 def test_incast_plot_writes_a_png(tmp_path):
@@ -109,6 +115,12 @@ def test_bench_quick_reports_rates():
     assert p.returncode == 0, p.stderr
     df = pd.read_csv(io.StringIO(p.stdout))
     assert (df["packet_hops_per_s"] > 0).all()
+    # Both rates share a wall time, so their ratio is hops per packet: two in
+    # the star of the incast sweep, three across the dumbbell, fewer for the
+    # packets dropped on the way (1e-4: the CSV's six significant digits).
+    hops = df["packet_hops_per_s"] / df["packets_per_s"]
+    assert list(df["workload"].str.split().str[0]) == ["incast", "dumbbell,"]
+    assert 1.8 < hops.iloc[0] < 2 + 1e-4 and 2.7 < hops.iloc[1] < 3 + 1e-4
 
 
 def test_incast_tcp_and_sack_options_keep_the_csv_columns(capsys):

@@ -1,7 +1,7 @@
 //! Criterion benchmarks of whole runs. Throughput is reported in packet-hops
 //! (one packet crossing one link), the unit BENCHMARKS.md compares.
 //!
-//! cargo bench -p fairlab-sim
+//! cargo bench -p fairlab-sim --features bench
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use fairlab_sim::units::Time;
