@@ -16,14 +16,16 @@ pub mod metrics;
 pub mod net;
 pub mod packet;
 pub mod queue;
-pub mod scenario;
+pub mod spec;
+/// The spec's former name, kept while callers move to [`spec`].
+pub use spec as scenario;
 pub mod sim;
 pub mod transport;
 pub mod units;
 pub mod workload;
 
 pub use metrics::RunResult;
-pub use scenario::{Scenario, ScenarioError};
+pub use spec::{Scenario, ScenarioError};
 
 /// Simulates `scenario` with `seed` (its own seed when `None`) to the end.
 pub fn run(scenario: &Scenario, seed: Option<u64>) -> Result<RunResult, ScenarioError> {
@@ -36,7 +38,7 @@ pub fn run_with_progress(
     seed: Option<u64>,
     progress: &mut dyn FnMut(f64),
 ) -> Result<RunResult, ScenarioError> {
-    let mut sim = scenario::build(scenario, seed)?;
+    let mut sim = spec::build(scenario, seed)?;
     sim.run_with_progress(progress);
     Ok(metrics::collect(&sim))
 }

@@ -307,7 +307,7 @@ size = "2920B"
 fn linux_profile_acks_every_second_segment() {
     let sc = incast(1, "200ms", "jiffy", "");
     let mut sc_linux = sc.clone();
-    sc_linux.tcp.profile = Some("linux".into());
+    sc_linux.tcp.profile = Some(fairlab_sim::spec::ProfileName::Linux);
     let rfc = fairlab_sim::run(&sc, None).unwrap();
     let linux = fairlab_sim::run(&sc_linux, None).unwrap();
     assert_eq!(

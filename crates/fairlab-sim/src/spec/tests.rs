@@ -119,7 +119,7 @@ proptest! {
     fn any_rate_string_either_parses_or_names_the_field(s in "[-0-9.]{0,4}[kMGT]?(bps|b)?") {
         let text = GOOD.replace("\"1Gbps\"", &format!("{s:?}"));
         match Scenario::from_toml_str(&text) {
-            Ok(sc) => prop_assert!(sc.topology.rate.unwrap().get() > 0),
+            Ok(sc) => prop_assert!(sc.topology.access_rate().get() > 0),
             Err(e) => prop_assert_eq!(e.path.as_str(), "topology.rate"),
         }
     }

@@ -1,18 +1,107 @@
-//! Turns a validated scenario into a ready-to-run [`Simulation`].
+//! The simulator's lowering: a validated spec turned into a ready-to-run
+//! [`Simulation`]. The only place that knows the simulator's types (queues,
+//! TCP configuration, network, workloads); it maps the spec's plain data
+//! onto them and refuses, by field path, what the simulator cannot honour.
 
-use super::{
-    Discipline, Scenario, ScenarioError, TopologyKind, WorkloadKind, DEFAULT_REQUEST,
-    DEFAULT_ROUNDS,
-};
 use crate::engine::Rng;
 use crate::net::topology::{self, LinkSpec};
 use crate::net::{Network, NodeId};
 use crate::packet::Salt;
-use crate::queue::{BufferLimit, Class, DropTail, Drr, Hcf, Priority, Queue, Red, RedConfig, Sfq};
+use crate::queue::{
+    BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Period, Priority, Queue, Red, RedConfig, Sfq,
+};
 use crate::sim::{Conn, Series, Simulation};
-use crate::transport::tcp::TcpSocket;
-use crate::units::Time;
+use crate::spec::{
+    Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod, HcfSpec, PriorityClass,
+    Scenario, ScenarioError, TcpSettings, TopologySpec, WorkloadSpec, TCP_IP_HEADER,
+};
+use crate::transport::tcp::cc::CcKind;
+use crate::transport::tcp::{TcpConfig, TcpSocket, TimerClock};
+use crate::units::{Bytes, Time};
 use crate::workload::{Arrivals, Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
+
+fn buffer(b: Buffer) -> BufferLimit {
+    match b {
+        Buffer::Bytes(n) => BufferLimit::Bytes(n),
+        Buffer::Packets(n) => BufferLimit::Packets(n),
+    }
+}
+
+fn cc(c: CcName) -> CcKind {
+    match c {
+        CcName::Reno => CcKind::Reno,
+        CcName::NewReno => CcKind::NewReno,
+        CcName::Cubic => CcKind::Cubic,
+        CcName::Bic => CcKind::Bic,
+        CcName::Vegas => CcKind::Vegas,
+        CcName::Dctcp => CcKind::Dctcp,
+    }
+}
+
+fn clock(c: Clock) -> TimerClock {
+    match c {
+        Clock::Jiffies { hz } => TimerClock::jiffies(hz),
+        Clock::Granular { tick } => TimerClock::granular(tick),
+    }
+}
+
+/// The simulator's TCP configuration of resolved settings.
+pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
+    TcpConfig {
+        mss: s.mss,
+        initial_window: s.initial_window,
+        receive_window: s.receive_window,
+        min_rto: s.min_rto,
+        max_rto: s.max_rto,
+        initial_rto: s.initial_rto,
+        clock: clock(s.clock),
+        granularity: s.granularity,
+        delayed_ack: s.delayed_ack,
+        delayed_ack_timeout: s.delayed_ack_timeout,
+        dupack_threshold: s.dupack_threshold,
+        slow_start_after_idle: s.slow_start_after_idle,
+        cwnd_validation: s.cwnd_validation,
+        cc: cc(s.cc),
+        sack: s.sack,
+        ecn: s.ecn,
+        randomize_rto: s.randomize_rto,
+        rtt_timestamps: s.rtt_timestamps,
+        max_retransmits: s.max_retransmits,
+    }
+}
+
+/// HCF's configuration for a port of `limit` (validated: each half holds
+/// a packet).
+fn hcf_config(h: &HcfSpec, limit: Buffer, packet: Bytes) -> HcfConfig {
+    let (hp, lp) = limit.split(h.hp_share, packet).expect("validated");
+    HcfConfig {
+        hp_limit: buffer(hp),
+        lp_limit: buffer(lp),
+        bins: h.bins,
+        c0: h.c0,
+        period: match h.period {
+            HcfPeriod::Dynamic => Period::Dynamic,
+            HcfPeriod::Fixed(t) => Period::Fixed(t),
+        },
+        hashes: h.hashes,
+        byte_credits: h.byte_credits,
+        swap: h.swap,
+    }
+}
+
+/// Refuses what a valid spec may say but the simulator cannot do.
+fn check_supported(sc: &Scenario) -> Result<(), ScenarioError> {
+    for (i, w) in sc.workloads.iter().enumerate() {
+        if w.tcp().is_some_and(|t| t.handshake.is_some()) {
+            // One switch for the whole run (Simulation::handshake).
+            return Err(ScenarioError::new(
+                format!("workload[{i}].tcp.handshake"),
+                "not supported per workload by the simulator; expected handshake in [tcp], for every connection",
+            ));
+        }
+    }
+    Ok(())
+}
 
 fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
     match ecn {
@@ -50,34 +139,32 @@ const RNG_UDP: u64 = 5;
 
 /// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
-    sc.validate()?;
+    let resolved = sc.resolve()?;
+    check_supported(sc)?;
     let seed = seed.unwrap_or(sc.seed);
-    let profile = sc.tcp.profile()?;
-    let tcp = sc.tcp.resolve()?;
+    let profile = sc.tcp.profile();
+    let tcp = tcp_config(&resolved.tcp);
     let t = &sc.topology;
     let sw_limit = sc.queue.limit;
-    let sw_ecn = sc.queue.ecn_threshold;
-    let nic_limit = sc.host.nic_queue;
-    let packet = crate::units::Bytes((tcp.mss + crate::packet::TCP_IP_HEADER) as u64);
+    let sw_ecn = sc.queue.ecn_threshold.map(buffer);
+    let nic_limit = buffer(sc.host.nic_queue);
+    let packet = Bytes((tcp.mss + TCP_IP_HEADER) as u64);
     // Each switch queue that draws random numbers (HCF's hash functions)
     // gets its own stream, numbered in the order the builder creates ports.
     let queue_no = std::cell::Cell::new(0u64);
-    let make_queue = |disc: Discipline, limit: BufferLimit, ecn: Option<BufferLimit>| -> Queue {
+    let make_queue = |disc: Discipline, spec_limit: Buffer, ecn: Option<BufferLimit>| -> Queue {
+        let limit = buffer(spec_limit);
         let n = queue_no.get();
         queue_no.set(n + 1);
         match disc {
             Discipline::Droptail => droptail(limit, ecn),
             Discipline::Hcf => {
-                let cfg = sc
-                    .queue
-                    .hcf
-                    .config(limit, packet, "queue.hcf")
-                    .expect("validated");
+                let cfg = hcf_config(&sc.queue.hcf, spec_limit, packet);
                 Queue::Hcf(Hcf::new(cfg, Rng::stream(seed, &[RNG_QUEUE, n])))
             }
             Discipline::Red => {
                 let r = &sc.queue.red;
-                let rate = t.bottleneck_rate.or(t.rate).expect("validated");
+                let rate = t.red_rate();
                 Queue::Red(Red::new(
                     RedConfig {
                         limit,
@@ -106,10 +193,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             )),
             Discipline::Priority => {
                 let p = &sc.queue.priority;
-                let class = if p.high == "udp" {
-                    Class::Udp
-                } else {
-                    Class::Control
+                let class = match p.high {
+                    PriorityClass::Udp => Class::Udp,
+                    PriorityClass::Control => Class::Control,
                 };
                 let (hi, lo) = split(limit, p.high_share);
                 Queue::Priority(Priority::new(class, hi, lo))
@@ -118,21 +204,25 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     };
     let switch_q = || make_queue(sc.queue.discipline, sw_limit, sw_ecn);
     let host_q = || droptail(nic_limit, None);
-    let access = LinkSpec {
-        rate: t.rate.expect("validated"),
-        delay: t.delay.expect("validated"),
-    };
-    let mut net: Network = match t.kind {
-        TopologyKind::Star => {
-            let hosts = t.hosts.as_ref().expect("validated").names("h");
+    let mut net: Network = match t {
+        TopologySpec::Star(t) => {
+            let access = LinkSpec {
+                rate: t.rate,
+                delay: t.delay,
+            };
+            let hosts = t.hosts.names("h");
             topology::star(&hosts, access, &switch_q, &host_q).0
         }
-        TopologyKind::Dumbbell => {
-            let left = t.left.as_ref().expect("validated").names("l");
-            let right = t.right.as_ref().expect("validated").names("r");
+        TopologySpec::Dumbbell(t) => {
+            let access = LinkSpec {
+                rate: t.rate,
+                delay: t.delay,
+            };
+            let left = t.left.names("l");
+            let right = t.right.names("r");
             let bottleneck = LinkSpec {
-                rate: t.bottleneck_rate.expect("validated"),
-                delay: t.bottleneck_delay.expect("validated"),
+                rate: t.bottleneck_rate,
+                delay: t.bottleneck_delay,
             };
             topology::dumbbell(&left, &right, access, bottleneck, &switch_q, &host_q)
         }
@@ -143,7 +233,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         let port = net.port_toward(a, b).expect("validated");
         if p.limit.is_some() || p.ecn_threshold.is_some() || p.discipline.is_some() {
             let limit = p.limit.unwrap_or(sw_limit);
-            let k = p.ecn_threshold.or(sw_ecn);
+            let k = p.ecn_threshold.map(buffer).or(sw_ecn);
             let disc = p.discipline.unwrap_or(sc.queue.discipline);
             net.ports[port as usize].queue = make_queue(disc, limit, k);
         }
@@ -159,16 +249,15 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     };
     for (wi, w) in sc.workloads.iter().enumerate() {
         let id = wi as u32;
-        let start = w.start.unwrap_or(Time::ZERO);
-        let tcp = match &w.tcp {
-            Some(t) => sc.tcp.overlaid(t).resolve()?,
+        let start = w.start();
+        let tcp = match &resolved.workload_tcp[wi] {
+            Some(t) => tcp_config(t),
             None => tcp,
         };
-        match w.kind {
-            WorkloadKind::Incast => {
-                let client_name = w.client.clone().expect("validated");
-                let client = node(&client_name);
-                let names = sc.incast_servers(w, &client_name);
+        match w {
+            WorkloadSpec::Incast(w) => {
+                let client = node(&w.client);
+                let names = w.servers(&resolved.hosts);
                 let servers: Vec<NodeId> = names.iter().map(|n| node(n)).collect();
                 let sru = match (w.sru, w.block) {
                     (Some(s), _) => vec![s.get(); servers.len()],
@@ -198,15 +287,15 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     servers,
                     ids,
                     sru,
-                    w.request.unwrap_or(DEFAULT_REQUEST).get(),
-                    w.rounds.unwrap_or(DEFAULT_ROUNDS),
+                    w.request().get(),
+                    w.rounds(),
                     w.response_jitter.unwrap_or(Time::ZERO),
                     Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
                 )));
             }
-            WorkloadKind::Bulk => {
-                let src = node(w.src.as_deref().expect("validated"));
-                let dst = node(w.dst.as_deref().expect("validated"));
+            WorkloadSpec::Bulk(w) => {
+                let src = node(&w.src);
+                let dst = node(&w.dst);
                 let c = conns.len() as u32;
                 conns.push(Conn::new(
                     socket(tcp, c, src, dst, false),
@@ -224,15 +313,11 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     w.size.map(|s| s.get()),
                 )));
             }
-            WorkloadKind::Short => {
-                let src = node(w.src.as_deref().expect("validated"));
-                let dst = node(w.dst.as_deref().expect("validated"));
-                let n = w.count.expect("validated");
-                let size = match (w.size, w.packets) {
-                    (Some(b), _) => b.get(),
-                    (None, Some(p)) => p as u64 * tcp.mss as u64,
-                    _ => unreachable!("validated"),
-                };
+            WorkloadSpec::Short(w) => {
+                let src = node(&w.src);
+                let dst = node(&w.dst);
+                let n = w.count;
+                let size = w.flow_bytes(tcp.mss);
                 let mut ids = Vec::with_capacity(n as usize);
                 for i in 0..n {
                     let c = conns.len() as u32;
@@ -257,13 +342,13 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 )));
             }
             // UDP flows need the final connection count for their ids: below.
-            WorkloadKind::Udp => workloads.push(Workload::Udp(Udp::new(
+            WorkloadSpec::Udp(w) => workloads.push(Workload::Udp(Udp::new(
                 id,
                 0,
                 0,
                 0,
-                w.rate.expect("validated"),
-                crate::units::Bytes(0),
+                w.rate,
+                Bytes(0),
                 Arrivals::Poisson,
                 start,
                 Rng::new(0),
@@ -272,20 +357,21 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     }
     let mut udp_no = 0u32;
     for (wi, w) in sc.workloads.iter().enumerate() {
-        if w.kind != WorkloadKind::Udp {
+        let WorkloadSpec::Udp(w) = w else {
             continue;
-        }
-        let arrivals = match w.arrivals.as_deref() {
-            Some("periodic") => Arrivals::Periodic,
-            _ => Arrivals::Poisson,
+        };
+        let arrivals = match w.arrivals.unwrap_or(SpecArrivals::Poisson) {
+            SpecArrivals::Periodic => Arrivals::Periodic,
+            SpecArrivals::Poisson => Arrivals::Poisson,
         };
         workloads[wi] = Workload::Udp(Udp::new(
             wi as u32,
-            node(w.src.as_deref().expect("validated")),
-            node(w.dst.as_deref().expect("validated")),
+            node(&w.src),
+            node(&w.dst),
             2 * conns.len() as u32 + udp_no,
-            w.rate.expect("validated"),
-            w.packet_size.unwrap_or(crate::units::Bytes(1500)),
+            w.rate,
+            w.packet_size
+                .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET),
             arrivals,
             w.start.unwrap_or(Time::ZERO),
             Rng::stream(seed, &[RNG_UDP, wi as u64]),
@@ -323,6 +409,41 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         sim.set_host_jitter(sc.host.send_jitter, seed, RNG_HOST);
     }
     sim.index_flows();
-    sim.handshake = sc.tcp.handshake.unwrap_or(true);
+    sim.handshake = resolved.tcp.handshake;
     Ok(sim)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::ProfileName;
+    use crate::transport::tcp::Profile;
+
+    #[test]
+    fn each_spec_profile_lowers_to_the_simulators_profile_of_that_name() {
+        for p in ProfileName::ALL {
+            let sim = Profile::parse(p.name()).expect("the simulator knows the profile");
+            assert_eq!(tcp_config(&p.settings()), sim.config(), "{p}");
+        }
+        assert_eq!(Profile::ALL.len(), ProfileName::ALL.len());
+    }
+
+    #[test]
+    fn every_congestion_control_name_lowers_to_the_same_name() {
+        for c in CcName::ALL {
+            assert_eq!(cc(*c).name(), c.name());
+        }
+        assert_eq!(CcKind::ALL.len(), CcName::ALL.len());
+    }
+
+    #[test]
+    fn the_specs_header_size_is_the_simulators() {
+        assert_eq!(TCP_IP_HEADER, crate::packet::TCP_IP_HEADER);
+    }
+
+    #[test]
+    fn a_connection_fits_the_memory_the_limits_count_for_it() {
+        let conn = std::mem::size_of::<Conn>() as u64;
+        assert!(conn <= crate::spec::limits::CONN_BYTES / 2, "{conn} bytes");
+    }
 }

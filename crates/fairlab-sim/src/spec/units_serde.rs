@@ -3,7 +3,7 @@
 //! (bytes). Errors name the value and what is allowed; the field path is
 //! added by the caller.
 
-use crate::queue::BufferLimit;
+use super::queues::Buffer;
 use crate::units::{BitsPerSec, Bytes, Time};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -66,8 +66,8 @@ string_unit!(
     |v: u64| Some(Bytes(v))
 );
 string_unit!(
-    BufferLimit,
+    Buffer,
     "a buffer limit such as \"64KiB\" (bytes) or \"20pkt\" (packets)",
-    BufferLimit::parse,
-    |v: u64| Some(BufferLimit::Bytes(Bytes(v)))
+    Buffer::parse,
+    |v: u64| Some(Buffer::Bytes(Bytes(v)))
 );

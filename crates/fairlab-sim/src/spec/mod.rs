@@ -1,0 +1,362 @@
+//! The scenario spec: what network, what workload, how long, which seed.
+//! Written in terms of the network (hosts, links, ports, flows), never of
+//! a backend's internals, so that the simulator and (later) the namespace
+//! emulator can both run it.
+//!
+//! One file per concern: [`topology`], [`queues`] (one file per discipline),
+//! [`hosts`], [`tcp`], [`workloads`] (one struct per kind), [`metrics`],
+//! [`limits`]. Each part checks its own values; [`Scenario::resolve`] checks
+//! how they fit together and what the run will cost. [`lower`] turns a
+//! valid spec into a backend's configuration: `lower/sim.rs` is the only
+//! place that knows the simulator's types.
+//!
+//! Read from TOML or JSON (the Python dict); every problem becomes one
+//! [`ScenarioError`] naming the field path, the value and what is allowed.
+
+mod error;
+pub mod hosts;
+pub mod limits;
+pub mod lower;
+pub mod metrics;
+pub(crate) mod names;
+pub mod queues;
+mod tagged;
+pub mod tcp;
+pub mod topology;
+mod units_serde;
+pub mod workloads;
+
+pub use error::ScenarioError;
+pub use hosts::HostSpec;
+pub use limits::{Estimate, LimitsSpec, MAX_TIME};
+pub use lower::sim::build;
+pub use metrics::MetricsSpec;
+pub use queues::{
+    Buffer, Discipline, DrrSpec, HcfPeriod, HcfSpec, PortSpec, PriorityClass, PrioritySpec,
+    QueueSpec, RedSpec, SfqSpec,
+};
+pub use tcp::{CcName, Clock, ProfileName, Resolution, TcpSettings, TcpSpec};
+pub use topology::{DumbbellSpec, HostList, StarSpec, TopologySpec, MAX_HOSTS};
+pub use workloads::{
+    Arrivals, BulkSpec, IncastSpec, ServerList, ShortSpec, UdpSpec, WorkloadSpec, DEFAULT_REQUEST,
+    DEFAULT_ROUNDS,
+};
+
+use crate::units::{Bytes, Time};
+use serde::{Deserialize, Serialize};
+
+/// Headers on every TCP segment (IPv4 + TCP, no options): a packet on the
+/// wire is MSS + 40 bytes.
+pub const TCP_IP_HEADER: u32 = 40;
+
+/// Seed 1 when none is given: runs are reproducible by default.
+fn default_seed() -> u64 {
+    1
+}
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Stop simulated time here; without it the run ends when every workload is done.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration: Option<Time>,
+    pub topology: TopologySpec,
+    #[serde(default)]
+    pub queue: QueueSpec,
+    #[serde(default, rename = "port", skip_serializing_if = "Vec::is_empty")]
+    pub ports: Vec<PortSpec>,
+    #[serde(default)]
+    pub host: HostSpec,
+    #[serde(default)]
+    pub tcp: TcpSpec,
+    #[serde(default, rename = "workload")]
+    pub workloads: Vec<WorkloadSpec>,
+    #[serde(default)]
+    pub metrics: MetricsSpec,
+    #[serde(default, skip_serializing_if = "LimitsSpec::is_default")]
+    pub limits: LimitsSpec,
+}
+
+/// What checking a scenario worked out, for the estimates and the lowerings.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resolved {
+    /// Host names in creation order.
+    pub hosts: Vec<String>,
+    /// The `[tcp]` settings.
+    pub tcp: TcpSettings,
+    /// Each workload's TCP settings (`[tcp]` under its own `[workload.tcp]`);
+    /// `None` for UDP.
+    pub workload_tcp: Vec<Option<TcpSettings>>,
+    pub estimate: Estimate,
+}
+
+/// Strips serde_json's " at line L column C" suffix: the field path says where.
+fn strip_location(msg: &str) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg.to_string(),
+    }
+}
+
+fn path_string(p: &serde_path_to_error::Path) -> String {
+    let s = p.to_string();
+    if s == "." {
+        String::new()
+    } else {
+        s
+    }
+}
+
+/// The error of a parse that failed at `path` with serde's `msg`: a tagged
+/// table's inner path joined on, and serde's generic phrasing of a missing
+/// field made a message about that field.
+fn parse_error(path: String, msg: &str, suffix: &str) -> ScenarioError {
+    let (path, msg) = match tagged::split_nested(msg) {
+        Some((inner, m)) => (tagged::join(&path, inner), m.to_string()),
+        None => (path, msg.to_string()),
+    };
+    if let Some(field) = msg
+        .strip_prefix("missing field `")
+        .and_then(|m| m.strip_suffix('`'))
+    {
+        let table = if path.is_empty() {
+            "a scenario"
+        } else {
+            "this table"
+        };
+        return ScenarioError::new(
+            tagged::join(&path, field),
+            format!("missing; {table} needs it{suffix}"),
+        );
+    }
+    ScenarioError::new(path, format!("{msg}{suffix}"))
+}
+
+/// JSON has no NaN or infinity: Python's `json.dumps` writes them anyway,
+/// and serde_json says only "expected value". Names them instead.
+fn json_special_number(text: &str, line: usize, column: usize) -> Option<&'static str> {
+    let l = text.lines().nth(line.checked_sub(1)?)?;
+    let at = column.saturating_sub(1);
+    for start in [at, at.saturating_sub(1)] {
+        let rest = l.get(start..)?;
+        for (token, name) in [
+            ("NaN", "NaN"),
+            ("-Infinity", "-Infinity"),
+            ("Infinity", "Infinity"),
+        ] {
+            if rest.starts_with(token) {
+                return Some(name);
+            }
+        }
+    }
+    None
+}
+
+impl Scenario {
+    /// Parses and validates a TOML scenario.
+    pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let de = toml::Deserializer::new(text);
+        let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = path_string(e.path());
+            let inner = e.into_inner();
+            let line = inner.span().map(|span| {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                format!(" (line {line})")
+            });
+            parse_error(path, inner.message(), line.as_deref().unwrap_or(""))
+        })?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    /// Parses and validates a JSON scenario (what Python dicts become).
+    pub fn from_json_str(text: &str) -> Result<Scenario, ScenarioError> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        let sc: Scenario = serde_path_to_error::deserialize(&mut de).map_err(|e| {
+            let path = path_string(e.path());
+            let inner = e.into_inner();
+            if let Some(n) = json_special_number(text, inner.line(), inner.column()) {
+                return ScenarioError::new(
+                    path,
+                    format!("{n} is not allowed; expected a finite number"),
+                );
+            }
+            parse_error(path, &strip_location(&inner.to_string()), "")
+        })?;
+        sc.validate()?;
+        Ok(sc)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string(self).expect("a validated scenario serializes")
+    }
+
+    /// Host names in creation order.
+    pub fn host_names(&self) -> Vec<String> {
+        self.topology.host_names()
+    }
+
+    /// Switch names of the topology.
+    pub fn switch_names(&self) -> Vec<&'static str> {
+        self.topology.switch_names().to_vec()
+    }
+
+    /// Checks everything serde cannot: which names exist, that buffers hold
+    /// a packet, that times add up, that the run ends and fits the limits.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.resolve().map(|_| ())
+    }
+
+    /// Validates, and returns what validation worked out.
+    pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
+        let tcp = self.tcp.resolve("tcp")?;
+        let packet = Bytes((tcp.mss + TCP_IP_HEADER) as u64);
+        if let Some(d) = self.duration {
+            if d == Time::ZERO {
+                return Err(ScenarioError::new(
+                    "duration",
+                    "\"0s\" is not allowed; expected a positive duration",
+                ));
+            }
+            limits::check_time("duration", d)?;
+        }
+        let hosts = self.topology.validate(self.limits.max_hosts)?;
+        let switches = self.topology.switch_names();
+        let is_node = |n: &str| hosts.iter().any(|h| h == n) || switches.contains(&n);
+
+        self.queue.validate(packet)?;
+        self.queue.check_port(
+            self.queue.discipline,
+            self.queue.limit,
+            packet,
+            "queue.limit",
+        )?;
+        if let Some(k) = &self.queue.ecn_threshold {
+            queues::limit_fits("queue.ecn_threshold", k, packet)?;
+        }
+        self.host.validate(packet)?;
+        limits::check_time("host.send_jitter", self.host.send_jitter)?;
+        for (i, p) in self.ports.iter().enumerate() {
+            let at = |f: &str| format!("port[{i}].{f}");
+            for (f, n) in [("node", &p.node), ("peer", &p.peer)] {
+                if !is_node(n) {
+                    return Err(workloads::unknown_node(&at(f), n, &hosts, switches));
+                }
+            }
+            if !self.topology.linked(&hosts, &p.node, &p.peer) {
+                return Err(ScenarioError::new(
+                    at("peer"),
+                    format!(
+                        "{:?} is not linked to {:?}; expected a neighbour of that node",
+                        p.peer, p.node
+                    ),
+                ));
+            }
+            if let Some(j) = self.ports[..i]
+                .iter()
+                .position(|o| o.node == p.node && o.peer == p.peer)
+            {
+                return Err(ScenarioError::new(
+                    format!("port[{i}]"),
+                    format!(
+                        "the port of {:?} toward {:?} again (port[{j}]); expected one override per port",
+                        p.node, p.peer
+                    ),
+                ));
+            }
+            let disc = p.discipline.unwrap_or(self.queue.discipline);
+            let limit = p.limit.unwrap_or(self.queue.limit);
+            let path = if p.limit.is_some() {
+                at("limit")
+            } else {
+                at("discipline")
+            };
+            self.queue.check_port(disc, limit, packet, &path)?;
+            if let Some(k) = &p.ecn_threshold {
+                queues::limit_fits(&at("ecn_threshold"), k, packet)?;
+            }
+        }
+
+        if self.workloads.is_empty() {
+            return Err(ScenarioError::new(
+                "workload",
+                "no workload given; expected at least one [[workload]] (kind = \"incast\", \"bulk\", \"short\" or \"udp\")",
+            ));
+        }
+        let mut workload_tcp = Vec::with_capacity(self.workloads.len());
+        let mut unbounded = false;
+        for (i, w) in self.workloads.iter().enumerate() {
+            let path = format!("workload[{i}]");
+            let settings = match (w, w.tcp()) {
+                (WorkloadSpec::Udp(_), _) => None,
+                (_, Some(t)) => Some(self.tcp.overlaid(t).resolve(&format!("{path}.tcp"))?),
+                (_, None) => Some(tcp),
+            };
+            let cx = workloads::Context {
+                path: path.clone(),
+                hosts: &hosts,
+                tcp: settings.as_ref().unwrap_or(&tcp),
+            };
+            w.validate(&cx)?;
+            match w.last_open() {
+                Some(t) if t <= MAX_TIME => {}
+                _ => {
+                    return Err(ScenarioError::new(
+                        format!("{path}.{}", if w.kind() == "short" { "spread" } else { "start" }),
+                        format!("start + spread is past \"{MAX_TIME}\"; expected the flows to open within about 11.6 days of simulated time"),
+                    ))
+                }
+            }
+            unbounded |= w.unbounded();
+            workload_tcp.push(settings);
+        }
+        if unbounded && self.duration.is_none() {
+            return Err(ScenarioError::new(
+                "duration",
+                "missing; a bulk workload without a size (or a udp workload) runs until the run ends, so the scenario needs a duration such as \"1s\"",
+            ));
+        }
+        self.metrics.validate()?;
+        let conns: u64 = self
+            .workloads
+            .iter()
+            .map(|w| match w {
+                WorkloadSpec::Incast(w) => w.servers(&hosts).len() as u64,
+                WorkloadSpec::Bulk(_) => 1,
+                WorkloadSpec::Short(s) => s.count as u64,
+                WorkloadSpec::Udp(_) => 0,
+            })
+            .sum();
+        if let Some(ids) = &self.metrics.trace_flows {
+            if !self.metrics.trace {
+                return Err(ScenarioError::new(
+                    "metrics.trace_flows",
+                    "given while trace is off; expected trace = true with it",
+                ));
+            }
+            if let Some((j, id)) = ids.iter().enumerate().find(|(_, id)| **id as u64 >= conns) {
+                return Err(ScenarioError::new(
+                    format!("metrics.trace_flows[{j}]"),
+                    format!("{id} is not a TCP flow; expected an id from 0 to {} (connections in workload order)", conns.saturating_sub(1)),
+                ));
+            }
+        }
+
+        let mut r = Resolved {
+            hosts,
+            tcp,
+            workload_tcp,
+            estimate: Estimate::default(),
+        };
+        r.estimate = Estimate::of(self, &r);
+        self.limits.check(&r.estimate)?;
+        Ok(r)
+    }
+}
+
+#[cfg(test)]
+mod tests;

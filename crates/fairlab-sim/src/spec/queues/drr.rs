@@ -1,0 +1,42 @@
+//! `[queue.drr]`: Deficit Round Robin (Shreedhar and Varghese, 1995). A
+//! quantum of one 1500-byte packet keeps it O(1).
+
+use super::sfq::check_buckets;
+use crate::spec::ScenarioError;
+use crate::units::Bytes;
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct DrrSpec {
+    pub buckets: u32,
+    pub quantum: Bytes,
+}
+
+impl Default for DrrSpec {
+    fn default() -> Self {
+        DrrSpec {
+            buckets: 1024,
+            quantum: Bytes(1500),
+        }
+    }
+}
+
+impl DrrSpec {
+    /// The quantum must cover one packet of `packet` bytes: a bucket visit
+    /// adds one quantum, so a smaller one takes packet / quantum rounds
+    /// of the whole list per packet (a zero quantum never sends).
+    pub fn validate(&self, path: &str, packet: Bytes) -> Result<(), ScenarioError> {
+        check_buckets(path, self.buckets)?;
+        if self.quantum < packet {
+            return Err(ScenarioError::new(
+                format!("{path}.quantum"),
+                format!(
+                    "\"{}\" is smaller than one packet; expected at least {packet} (MSS + 40 bytes of headers)",
+                    self.quantum
+                ),
+            ));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,480 @@
+//! `[tcp]` and `[workload.tcp]`: a named profile, then field-by-field
+//! overrides, resolved into [`TcpSettings`] — plain data a backend maps to
+//! its own TCP (the simulator's `TcpConfig` in `lower/sim.rs`; a Linux
+//! host's sysctls and socket options later).
+
+use super::limits::{check_time, MAX_TIME};
+use super::names::named_enum;
+use super::ScenarioError;
+use crate::units::{Bytes, Time, PS_PER_SEC};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+named_enum! {
+    /// Named default sets a scenario starts from (docs/model.md).
+    pub enum ProfileName ("profile") {
+        /// Textbook TCP as the incast simulations ran it.
+        Rfc = "rfc",
+        /// A Linux host.
+        Linux = "linux",
+        /// A tuned data-center host.
+        Datacenter = "datacenter",
+    }
+}
+
+named_enum! {
+    /// Congestion control (docs/tcp-family.md).
+    pub enum CcName ("congestion control") {
+        /// RFC 5681 window growth with Reno loss recovery.
+        Reno = "reno",
+        /// RFC 5681 window growth with RFC 6582 loss recovery.
+        NewReno = "newreno",
+        /// RFC 9438.
+        Cubic = "cubic",
+        /// Xu, Harfoush, Rhee, INFOCOM 2004.
+        Bic = "bic",
+        /// Brakmo and Peterson, IEEE JSAC 1995.
+        Vegas = "vegas",
+        /// RFC 8257.
+        Dctcp = "dctcp",
+    }
+}
+
+/// The host's timer clock: jiffies (a tick of 1/hz, timers fire on tick
+/// boundaries, as Linux before high-resolution TCP timers) or a
+/// granularity (timers fire exactly one RTO after arming; docs/model.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    Jiffies { hz: u32 },
+    Granular { tick: Time },
+}
+
+impl Clock {
+    /// One tick.
+    pub fn tick(&self) -> Time {
+        match *self {
+            Clock::Jiffies { hz } => Time(PS_PER_SEC / hz as u64),
+            Clock::Granular { tick } => tick,
+        }
+    }
+}
+
+/// `resolution` as written: "jiffy" or a granularity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resolution {
+    Jiffy,
+    Granular(Time),
+}
+
+const RESOLUTION_EXPECT: &str = "expected \"jiffy\" or a positive duration such as \"1us\"";
+
+impl Serialize for Resolution {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Resolution::Jiffy => s.serialize_str("jiffy"),
+            Resolution::Granular(t) => s.serialize_str(&t.to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Resolution {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Resolution;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(RESOLUTION_EXPECT)
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Resolution, E> {
+                match s {
+                    "jiffy" | "jiffies" => Ok(Resolution::Jiffy),
+                    _ => match Time::parse(s) {
+                        Ok(t) if t > Time::ZERO => Ok(Resolution::Granular(t)),
+                        _ => Err(E::custom(format!(
+                            "{s:?} is not a timer resolution; {RESOLUTION_EXPECT}"
+                        ))),
+                    },
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// Every TCP setting, resolved. Field meanings: docs/scenario.md.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpSettings {
+    pub mss: u32,
+    pub initial_window: u32,
+    pub receive_window: Bytes,
+    pub min_rto: Time,
+    pub max_rto: Time,
+    pub initial_rto: Time,
+    pub clock: Clock,
+    pub granularity: Time,
+    pub delayed_ack: bool,
+    pub delayed_ack_timeout: Time,
+    pub dupack_threshold: u32,
+    pub slow_start_after_idle: bool,
+    pub cwnd_validation: bool,
+    pub cc: CcName,
+    pub sack: bool,
+    pub ecn: bool,
+    pub randomize_rto: bool,
+    pub rtt_timestamps: bool,
+    pub max_retransmits: u32,
+    pub handshake: bool,
+}
+
+impl ProfileName {
+    /// The profile's settings. `lower/sim.rs` has a test that each equals
+    /// the simulator's own profile of the same name.
+    pub fn settings(&self) -> TcpSettings {
+        match self {
+            ProfileName::Rfc => TcpSettings {
+                mss: 1460,
+                // RFC 3390: min(4*MSS, max(2*MSS, 4380 bytes)) = 3 segments of 1460.
+                initial_window: 3,
+                // 64 KiB: the largest window without RFC 7323 scaling, and the
+                // window a Linux 2.6 receiver of the incast studies advertised.
+                receive_window: Bytes(64 << 10),
+                // The 200 ms floor of BSD and Linux that causes incast collapse.
+                min_rto: Time::from_ms(200),
+                // RFC 6298 (2.5) allows a maximum of at least 60 s.
+                max_rto: Time::from_secs(60),
+                initial_rto: Time::from_secs(1),
+                clock: Clock::Jiffies { hz: 1000 },
+                granularity: Time::from_ms(1),
+                // The published incast simulations ran without delayed ACKs.
+                delayed_ack: false,
+                delayed_ack_timeout: Time::from_ms(40),
+                dupack_threshold: 3,
+                slow_start_after_idle: true,
+                // Textbook (and ns-2) TCP grows cwnd on every ACK.
+                cwnd_validation: false,
+                cc: CcName::NewReno,
+                sack: false,
+                ecn: false,
+                randomize_rto: false,
+                // ns-2's agents and the textbook estimator time one segment
+                // per window, never a retransmission (Karn).
+                rtt_timestamps: false,
+                // Linux's tcp_retries2.
+                max_retransmits: 15,
+                // Connections open with a three-way handshake, as real ones do.
+                handshake: true,
+            },
+            ProfileName::Linux => TcpSettings {
+                initial_window: 10,
+                clock: Clock::Jiffies { hz: 250 },
+                granularity: Time::from_ms(4),
+                // TCP_DELACK_MIN.
+                delayed_ack: true,
+                delayed_ack_timeout: Time::from_ms(40),
+                // Linux's TCP_RTO_MAX.
+                max_rto: Time::from_secs(120),
+                // tcp_is_cwnd_limited.
+                cwnd_validation: true,
+                cc: CcName::Cubic,
+                sack: true,
+                // net.ipv4.tcp_timestamps = 1 by default: every ACK is timed.
+                rtt_timestamps: true,
+                ..ProfileName::Rfc.settings()
+            },
+            ProfileName::Datacenter => TcpSettings {
+                min_rto: Time::from_ms(1),
+                clock: Clock::Granular {
+                    tick: Time::from_us(1),
+                },
+                granularity: Time::from_us(1),
+                delayed_ack: false,
+                ..ProfileName::Linux.settings()
+            },
+        }
+    }
+}
+
+/// The most consecutive timeouts before a connection aborts: Linux counts
+/// them in a u8 (`icsk_retransmits`); more only makes a dead connection
+/// retransmit for longer.
+pub const MAX_RETRANSMITS: u32 = 255;
+
+/// The largest receive window: RFC 7323's 2^30 bytes.
+pub const MAX_RECEIVE_WINDOW: Bytes = Bytes(1 << 30);
+
+/// TCP settings: a profile, then field-by-field overrides.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
+#[serde(deny_unknown_fields)]
+pub struct TcpSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cc: Option<CcName>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mss: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_window: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receive_window: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_rto: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_rto: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial_rto: Option<Time>,
+    /// "jiffy" (a tick of 1/hz) or a duration such as "1us".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resolution: Option<Resolution>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hz: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock_granularity: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub delayed_ack_timeout: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dupack_threshold: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_start_after_idle: Option<bool>,
+    /// RFC 7661 (4.1): grow cwnd only while it limits sending.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cwnd_validation: Option<bool>,
+    /// RFC 2018 / RFC 6675 SACK loss recovery.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sack: Option<bool>,
+    /// RFC 3168 ECN (on by default with dctcp).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ecn: Option<bool>,
+    /// Timeouts at RTO * (1 + U(0, 0.5)).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub randomize_rto: Option<bool>,
+    /// RFC 7323 (4) RTTM: RTO samples from echoed timestamps, so a timeout's
+    /// backoff ends at the first ACK after it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_timestamps: Option<bool>,
+    /// Consecutive timeouts before the connection aborts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_retransmits: Option<u32>,
+    /// Open connections with a three-way handshake (default true). False
+    /// starts them established, like ns-2's one-way TCP agents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub handshake: Option<bool>,
+}
+
+macro_rules! overlay {
+    ($base:expr, $over:expr, $($f:ident),*) => {
+        TcpSpec { $($f: $over.$f.clone().or_else(|| $base.$f.clone()),)* }
+    };
+}
+
+impl TcpSpec {
+    /// `over`'s fields where given, else this spec's.
+    pub fn overlaid(&self, over: &TcpSpec) -> TcpSpec {
+        overlay!(
+            self,
+            over,
+            profile,
+            cc,
+            mss,
+            initial_window,
+            receive_window,
+            min_rto,
+            max_rto,
+            initial_rto,
+            resolution,
+            hz,
+            clock_granularity,
+            delayed_ack,
+            delayed_ack_timeout,
+            dupack_threshold,
+            slow_start_after_idle,
+            cwnd_validation,
+            sack,
+            ecn,
+            randomize_rto,
+            rtt_timestamps,
+            max_retransmits,
+            handshake
+        )
+    }
+
+    /// The profile named, or the default: "rfc", the textbook TCP the
+    /// incast studies simulated.
+    pub fn profile(&self) -> ProfileName {
+        self.profile.unwrap_or(ProfileName::Rfc)
+    }
+
+    /// The profile's settings with this spec's overrides applied; errors
+    /// name fields under `path` ("tcp" or "workload[2].tcp").
+    pub fn resolve(&self, path: &str) -> Result<TcpSettings, ScenarioError> {
+        let at = |f: &str| format!("{path}.{f}");
+        let mut c = self.profile().settings();
+        for (f, t) in [
+            ("min_rto", self.min_rto),
+            ("max_rto", self.max_rto),
+            ("initial_rto", self.initial_rto),
+            ("clock_granularity", self.clock_granularity),
+            ("delayed_ack_timeout", self.delayed_ack_timeout),
+        ] {
+            if let Some(t) = t {
+                check_time(&at(f), t)?;
+            }
+        }
+        if let Some(Resolution::Granular(t)) = self.resolution {
+            check_time(&at("resolution"), t)?;
+        }
+        if let Some(cc) = self.cc {
+            c.cc = cc;
+        }
+        if let Some(m) = self.mss {
+            if m.get() < 64 || m.get() > 65_000 {
+                return Err(ScenarioError::new(
+                    at("mss"),
+                    format!("\"{m}\" is out of range; expected 64B to 65000B"),
+                ));
+            }
+            c.mss = m.get() as u32;
+        }
+        if let Some(iw) = self.initial_window {
+            if iw == 0 {
+                return Err(ScenarioError::new(
+                    at("initial_window"),
+                    "0 is not allowed; expected at least 1 segment",
+                ));
+            }
+            c.initial_window = iw;
+        }
+        if let Some(w) = self.receive_window {
+            if w.get() < c.mss as u64 || w > MAX_RECEIVE_WINDOW {
+                return Err(ScenarioError::new(
+                    at("receive_window"),
+                    format!("\"{w}\" is out of range; expected at least the MSS ({}B) and at most {MAX_RECEIVE_WINDOW} (RFC 7323's largest window)", c.mss),
+                ));
+            }
+            c.receive_window = w;
+        }
+        if let Some(hz) = self.hz {
+            if !(1..=1_000_000).contains(&hz) {
+                return Err(ScenarioError::new(
+                    at("hz"),
+                    format!("{hz} is out of range; expected 1 to 1000000 ticks per second"),
+                ));
+            }
+        }
+        match (self.resolution, self.hz) {
+            (None, Some(hz)) => c.clock = Clock::Jiffies { hz },
+            (None, None) => {}
+            (Some(Resolution::Jiffy), hz) => {
+                // Without hz, the profile's tick as a rate (1 MHz for a
+                // microsecond clock).
+                let hz = hz.unwrap_or((PS_PER_SEC / c.clock.tick().0) as u32);
+                c.clock = Clock::Jiffies { hz };
+            }
+            (Some(Resolution::Granular(t)), _) => c.clock = Clock::Granular { tick: t },
+        }
+        // G defaults to the timer's tick (RFC 6298 (2.2) clock granularity).
+        c.granularity = self.clock_granularity.unwrap_or(c.clock.tick());
+        if let Some(t) = self.min_rto {
+            c.min_rto = t;
+        }
+        if let Some(t) = self.max_rto {
+            c.max_rto = t;
+        }
+        if let Some(t) = self.initial_rto {
+            c.initial_rto = t;
+        }
+        if c.min_rto == Time::ZERO && c.granularity == Time::ZERO {
+            return Err(ScenarioError::new(
+                at("min_rto"),
+                "\"0s\" with a zero clock granularity gives a zero RTO; expected a positive min_rto",
+            ));
+        }
+        if c.max_rto < c.min_rto || c.max_rto == Time::ZERO {
+            return Err(ScenarioError::new(
+                at("max_rto"),
+                format!(
+                    "\"{}\" is below min_rto \"{}\" or zero; expected a positive max_rto >= min_rto",
+                    c.max_rto, c.min_rto
+                ),
+            ));
+        }
+        if c.initial_rto == Time::ZERO {
+            return Err(ScenarioError::new(
+                at("initial_rto"),
+                "\"0s\" is not allowed; expected a positive duration such as \"1s\"",
+            ));
+        }
+        if let Some(b) = self.delayed_ack {
+            c.delayed_ack = b;
+        }
+        if let Some(t) = self.delayed_ack_timeout {
+            if t == Time::ZERO {
+                return Err(ScenarioError::new(
+                    at("delayed_ack_timeout"),
+                    "\"0s\" is not allowed; expected a positive duration such as \"40ms\" (set delayed_ack = false to turn delayed ACKs off)",
+                ));
+            }
+            c.delayed_ack_timeout = t;
+        }
+        if let Some(k) = self.dupack_threshold {
+            if k == 0 {
+                return Err(ScenarioError::new(
+                    at("dupack_threshold"),
+                    "0 is not allowed; expected at least 1 (RFC 5681 uses 3)",
+                ));
+            }
+            c.dupack_threshold = k;
+        }
+        if let Some(b) = self.slow_start_after_idle {
+            c.slow_start_after_idle = b;
+        }
+        if let Some(b) = self.cwnd_validation {
+            c.cwnd_validation = b;
+        }
+        if let Some(b) = self.sack {
+            c.sack = b;
+        }
+        // DCTCP is defined over ECN (RFC 8257 (3)): on unless turned off.
+        c.ecn = self.ecn.unwrap_or(c.cc == CcName::Dctcp || c.ecn);
+        if c.cc == CcName::Dctcp && !c.ecn {
+            return Err(ScenarioError::new(
+                at("ecn"),
+                "false is not allowed with cc = \"dctcp\"; DCTCP needs ECN (RFC 8257 (3))",
+            ));
+        }
+        if let Some(b) = self.randomize_rto {
+            c.randomize_rto = b;
+        }
+        if let Some(b) = self.rtt_timestamps {
+            c.rtt_timestamps = b;
+        }
+        if let Some(n) = self.max_retransmits {
+            if n == 0 || n > MAX_RETRANSMITS {
+                return Err(ScenarioError::new(
+                    at("max_retransmits"),
+                    format!("{n} is not allowed; expected 1 to {MAX_RETRANSMITS} (Linux uses 15)"),
+                ));
+            }
+            c.max_retransmits = n;
+        }
+        // A connection that stops getting answers gives up within the
+        // largest time a scenario may name, so a stalled run still ends
+        // long before the simulator's clock (213 days) runs out.
+        let give_up = c.max_rto.times(c.max_retransmits as u64 + 1);
+        if give_up > MAX_TIME {
+            return Err(ScenarioError::new(
+                at("max_rto"),
+                format!(
+                    "\"{}\" x (max_retransmits {} + 1) = \"{give_up}\" of consecutive timeouts before a connection gives up; expected at most \"{MAX_TIME}\"",
+                    c.max_rto, c.max_retransmits
+                ),
+            ));
+        }
+        if let Some(b) = self.handshake {
+            c.handshake = b;
+        }
+        Ok(c)
+    }
+}

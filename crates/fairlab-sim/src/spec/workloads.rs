@@ -1,0 +1,477 @@
+//! `[[workload]]`: what the hosts do. One struct per kind, chosen by `kind`
+//! before the other fields are read: a field of another kind is refused by
+//! name, a missing one is named, and each kind checks its own values.
+
+use super::limits::check_time;
+use super::names::named_enum;
+use super::tagged::{self, Value};
+use super::tcp::{TcpSettings, TcpSpec};
+use super::ScenarioError;
+use crate::units::{BitsPerSec, Bytes, Time};
+use serde::de::{self, Visitor};
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// Default request size: a small read RPC (an NFS READ call is about 100-200 bytes).
+pub const DEFAULT_REQUEST: Bytes = Bytes(100);
+/// Default incast rounds: the 20 rounds of the incast studies' runs.
+pub const DEFAULT_ROUNDS: u32 = 20;
+/// Default UDP datagram: a full Ethernet frame's IP packet.
+pub const DEFAULT_UDP_PACKET: Bytes = Bytes(1500);
+
+/// Incast servers: `"all"` (every host but the client) or a list of names.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ServerList {
+    All,
+    Names(Vec<String>),
+}
+
+impl Serialize for ServerList {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ServerList::All => s.serialize_str("all"),
+            ServerList::Names(v) => v.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ServerList {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ServerList;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("\"all\" or a list of host names")
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<ServerList, E> {
+                if v == "all" {
+                    Ok(ServerList::All)
+                } else {
+                    Err(E::invalid_value(de::Unexpected::Str(v), &self))
+                }
+            }
+            fn visit_seq<A: de::SeqAccess<'de>>(self, mut a: A) -> Result<ServerList, A::Error> {
+                let mut v = Vec::new();
+                while let Some(s) = a.next_element::<String>()? {
+                    v.push(s);
+                }
+                Ok(ServerList::Names(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+named_enum! {
+    /// UDP inter-arrival times.
+    pub enum Arrivals ("arrival process") {
+        /// Exponential gaps with the rate's mean (the default: background
+        /// traffic from many sources).
+        Poisson = "poisson",
+        /// Equal gaps.
+        Periodic = "periodic",
+    }
+}
+
+/// Barrier-synchronized striped reads: one client, many servers.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct IncastSpec {
+    /// When the client opens its connections.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Time>,
+    pub client: String,
+    /// Default "all": every host but the client.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub servers: Option<ServerList>,
+    /// Server request unit: bytes each server returns per round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sru: Option<Bytes>,
+    /// Block per round, split evenly over the servers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block: Option<Bytes>,
+    /// Request the client sends each server at the start of a round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rounds: Option<u32>,
+    /// Each server answers after a uniform random think time in [0, jitter].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub response_jitter: Option<Time>,
+    /// TCP settings of this workload's connections, over the scenario's [tcp].
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSpec>,
+}
+
+/// A long-lived TCP flow.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct BulkSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Time>,
+    pub src: String,
+    pub dst: String,
+    /// Bytes to send; without it the flow sends until the run ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSpec>,
+}
+
+/// Many short TCP flows of one size, opening at instants spread over an
+/// interval.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ShortSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Time>,
+    pub src: String,
+    pub dst: String,
+    /// How many flows.
+    pub count: u32,
+    /// Bytes per flow (or `packets`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<Bytes>,
+    /// Full segments (MSS bytes each) per flow, instead of `size`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<u32>,
+    /// Flows open at instants drawn uniformly in [start, start + spread).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSpec>,
+}
+
+/// Constant-rate UDP datagrams (background load).
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct UdpSpec {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Time>,
+    pub src: String,
+    pub dst: String,
+    /// Average rate.
+    pub rate: BitsPerSec,
+    /// Default "poisson".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arrivals: Option<Arrivals>,
+    /// Datagram size on the wire (default 1500B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packet_size: Option<Bytes>,
+}
+
+/// One workload.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WorkloadSpec {
+    Incast(IncastSpec),
+    Bulk(BulkSpec),
+    Short(ShortSpec),
+    Udp(UdpSpec),
+}
+
+const KINDS: [&str; 4] = ["incast", "bulk", "short", "udp"];
+
+impl<'de> Deserialize<'de> for WorkloadSpec {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        tagged::deserialize_tagged(d, "workload", &KINDS, |k, rest: Value| {
+            let kind = KINDS[k];
+            Ok(match k {
+                0 => WorkloadSpec::Incast(tagged::read_as(rest, kind, "workload")?),
+                1 => WorkloadSpec::Bulk(tagged::read_as(rest, kind, "workload")?),
+                2 => WorkloadSpec::Short(tagged::read_as(rest, kind, "workload")?),
+                _ => WorkloadSpec::Udp(tagged::read_as(rest, kind, "workload")?),
+            })
+        })
+    }
+}
+
+#[derive(Serialize)]
+struct Tagged<'a, T> {
+    kind: &'static str,
+    #[serde(flatten)]
+    spec: &'a T,
+}
+
+impl Serialize for WorkloadSpec {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let kind = self.kind();
+        match self {
+            WorkloadSpec::Incast(w) => Tagged { kind, spec: w }.serialize(s),
+            WorkloadSpec::Bulk(w) => Tagged { kind, spec: w }.serialize(s),
+            WorkloadSpec::Short(w) => Tagged { kind, spec: w }.serialize(s),
+            WorkloadSpec::Udp(w) => Tagged { kind, spec: w }.serialize(s),
+        }
+    }
+}
+
+/// What a workload's check needs to know of the rest of the scenario.
+pub struct Context<'a> {
+    /// "workload[i]".
+    pub path: String,
+    pub hosts: &'a [String],
+    /// The TCP settings of this workload's connections.
+    pub tcp: &'a TcpSettings,
+}
+
+impl Context<'_> {
+    fn at(&self, f: &str) -> String {
+        format!("{}.{f}", self.path)
+    }
+
+    fn host(&self, f: &str, name: &str) -> Result<(), ScenarioError> {
+        if self.hosts.iter().any(|h| h == name) {
+            Ok(())
+        } else {
+            Err(unknown_node(&self.at(f), name, self.hosts, &[]))
+        }
+    }
+
+    fn pair(&self, src: &str, dst: &str) -> Result<(), ScenarioError> {
+        self.host("src", src)?;
+        self.host("dst", dst)?;
+        if src == dst {
+            return Err(ScenarioError::new(
+                self.at("dst"),
+                format!("{dst:?} is also the source; expected another host"),
+            ));
+        }
+        Ok(())
+    }
+
+    fn positive(&self, f: &str, b: Option<Bytes>) -> Result<(), ScenarioError> {
+        if b == Some(Bytes(0)) {
+            return Err(ScenarioError::new(
+                self.at(f),
+                "\"0B\" is not allowed; expected a positive size",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl WorkloadSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            WorkloadSpec::Incast(_) => KINDS[0],
+            WorkloadSpec::Bulk(_) => KINDS[1],
+            WorkloadSpec::Short(_) => KINDS[2],
+            WorkloadSpec::Udp(_) => KINDS[3],
+        }
+    }
+
+    pub fn start(&self) -> Time {
+        match self {
+            WorkloadSpec::Incast(w) => w.start,
+            WorkloadSpec::Bulk(w) => w.start,
+            WorkloadSpec::Short(w) => w.start,
+            WorkloadSpec::Udp(w) => w.start,
+        }
+        .unwrap_or(Time::ZERO)
+    }
+
+    /// This workload's TCP overrides (UDP has none).
+    pub fn tcp(&self) -> Option<&TcpSpec> {
+        match self {
+            WorkloadSpec::Incast(w) => w.tcp.as_ref(),
+            WorkloadSpec::Bulk(w) => w.tcp.as_ref(),
+            WorkloadSpec::Short(w) => w.tcp.as_ref(),
+            WorkloadSpec::Udp(_) => None,
+        }
+    }
+
+    /// Sends until the run's duration ends (a bulk flow without a size, UDP).
+    pub fn unbounded(&self) -> bool {
+        matches!(
+            self,
+            WorkloadSpec::Bulk(BulkSpec { size: None, .. }) | WorkloadSpec::Udp(_)
+        )
+    }
+
+    /// The latest instant it opens a connection or starts sending.
+    pub fn last_open(&self) -> Option<Time> {
+        let spread = match self {
+            WorkloadSpec::Short(w) => w.spread.unwrap_or(Time::ZERO),
+            _ => Time::ZERO,
+        };
+        self.start().0.checked_add(spread.0).map(Time)
+    }
+
+    /// Checks the workload's own values and its hosts.
+    pub fn validate(&self, cx: &Context) -> Result<(), ScenarioError> {
+        for (f, t) in self.times() {
+            check_time(&cx.at(f), t)?;
+        }
+        match self {
+            WorkloadSpec::Incast(w) => w.validate(cx),
+            WorkloadSpec::Bulk(w) => {
+                cx.pair(&w.src, &w.dst)?;
+                if w.size == Some(Bytes(0)) {
+                    return Err(ScenarioError::new(cx.at("size"), "\"0B\" is not allowed; expected a positive size or no size (send until the run ends)"));
+                }
+                Ok(())
+            }
+            WorkloadSpec::Short(w) => w.validate(cx),
+            WorkloadSpec::Udp(w) => {
+                cx.pair(&w.src, &w.dst)?;
+                if let Some(sz) = w.packet_size {
+                    if sz.get() < 28 || sz.get() > 65_535 {
+                        return Err(ScenarioError::new(
+                            cx.at("packet_size"),
+                            format!("\"{sz}\" is out of range; expected 28B (UDP and IP headers) to 65535B"),
+                        ));
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Its time fields that are given, by name.
+    fn times(&self) -> Vec<(&'static str, Time)> {
+        let mut v = vec![("start", self.start())];
+        match self {
+            WorkloadSpec::Incast(w) => v.extend(w.response_jitter.map(|t| ("response_jitter", t))),
+            WorkloadSpec::Short(w) => v.extend(w.spread.map(|t| ("spread", t))),
+            _ => {}
+        }
+        v
+    }
+}
+
+impl IncastSpec {
+    pub fn rounds(&self) -> u32 {
+        self.rounds.unwrap_or(DEFAULT_ROUNDS)
+    }
+    pub fn request(&self) -> Bytes {
+        self.request.unwrap_or(DEFAULT_REQUEST)
+    }
+
+    /// The servers, resolved against the topology's hosts.
+    pub fn servers(&self, hosts: &[String]) -> Vec<String> {
+        match &self.servers {
+            Some(ServerList::Names(v)) => v.clone(),
+            None | Some(ServerList::All) => hosts
+                .iter()
+                .filter(|h| **h != self.client)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// Reply bytes of every server in one round.
+    pub fn round_bytes(&self, servers: u64) -> u64 {
+        match (self.sru, self.block) {
+            (Some(s), _) => s.get().saturating_mul(servers),
+            (None, Some(b)) => b.get(),
+            (None, None) => 0,
+        }
+    }
+
+    fn validate(&self, cx: &Context) -> Result<(), ScenarioError> {
+        cx.host("client", &self.client)?;
+        if let Some(ServerList::Names(names)) = &self.servers {
+            for (j, s) in names.iter().enumerate() {
+                let at = cx.at(&format!("servers[{j}]"));
+                cx.host(&format!("servers[{j}]"), s)?;
+                if *s == self.client || names[..j].contains(s) {
+                    return Err(ScenarioError::new(
+                        at,
+                        format!("{s:?} is the client or listed twice; expected distinct servers other than the client"),
+                    ));
+                }
+            }
+        }
+        let servers = self.servers(cx.hosts).len();
+        if servers == 0 {
+            return Err(ScenarioError::new(
+                cx.at("servers"),
+                "no servers; expected at least one host other than the client",
+            ));
+        }
+        match (self.sru, self.block) {
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    cx.at("block"),
+                    "both sru and block given; expected exactly one",
+                ))
+            }
+            (None, None) => {
+                return Err(ScenarioError::new(
+                    cx.at("sru"),
+                    "missing; an incast workload needs sru (bytes per server) or block (bytes per round)",
+                ))
+            }
+            (None, Some(b)) if b.get() < servers as u64 => {
+                return Err(ScenarioError::new(
+                    cx.at("block"),
+                    format!(
+                        "\"{b}\" gives less than one byte per server; expected at least {servers} bytes"
+                    ),
+                ))
+            }
+            _ => {}
+        }
+        cx.positive("sru", self.sru)?;
+        cx.positive("request", self.request)?;
+        if self.rounds == Some(0) {
+            return Err(ScenarioError::new(
+                cx.at("rounds"),
+                "0 is not allowed; expected at least 1 round",
+            ));
+        }
+        Ok(())
+    }
+}
+
+impl ShortSpec {
+    /// Bytes of each flow.
+    pub fn flow_bytes(&self, mss: u32) -> u64 {
+        match (self.size, self.packets) {
+            (Some(b), _) => b.get(),
+            (None, Some(p)) => p as u64 * mss as u64,
+            (None, None) => 0,
+        }
+    }
+
+    fn validate(&self, cx: &Context) -> Result<(), ScenarioError> {
+        cx.pair(&self.src, &self.dst)?;
+        if self.count == 0 {
+            return Err(ScenarioError::new(
+                cx.at("count"),
+                "0 is not allowed; expected at least 1 flow",
+            ));
+        }
+        match (self.size, self.packets) {
+            (Some(_), Some(_)) => Err(ScenarioError::new(
+                cx.at("packets"),
+                "both size and packets given; expected exactly one",
+            )),
+            (None, None) => Err(ScenarioError::new(
+                cx.at("packets"),
+                "missing; a short workload needs packets (full segments per flow) or size (bytes per flow)",
+            )),
+            (None, Some(0)) => Err(ScenarioError::new(
+                cx.at("packets"),
+                "0 is not allowed; expected at least 1 packet",
+            )),
+            _ => cx.positive("size", self.size),
+        }
+    }
+}
+
+/// "`name` is not a host of the topology; expected one of ...".
+pub fn unknown_node(path: &str, name: &str, hosts: &[String], switches: &[&str]) -> ScenarioError {
+    let mut known: Vec<String> = hosts.iter().take(6).cloned().collect();
+    if hosts.len() > 6 {
+        known.push("...".into());
+    }
+    known.extend(switches.iter().map(|s| s.to_string()));
+    ScenarioError::new(
+        path,
+        format!(
+            "{name:?} is not a {} of the topology; expected one of {}",
+            if switches.is_empty() { "host" } else { "node" },
+            known.join(", ")
+        ),
+    )
+}
