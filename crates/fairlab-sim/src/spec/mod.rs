@@ -20,6 +20,7 @@ pub mod lower;
 pub mod metrics;
 pub(crate) mod names;
 pub mod queues;
+pub mod routing;
 mod tagged;
 pub mod tcp;
 pub mod topology;
@@ -35,6 +36,7 @@ pub use queues::{
     Buffer, Discipline, DrrSpec, HcfPeriod, HcfSpec, PortSpec, PriorityClass, PrioritySpec,
     QueueSpec, RedSpec, SfqSpec,
 };
+pub use routing::{RoutingSpec, SelectionName};
 pub use tcp::{CcName, Clock, ProfileName, Resolution, TcpSettings, TcpSpec};
 pub use topology::{DumbbellSpec, HostList, StarSpec, TopologySpec, MAX_HOSTS};
 pub use workloads::{
@@ -71,6 +73,8 @@ pub struct Scenario {
     pub ports: Vec<PortSpec>,
     #[serde(default)]
     pub host: HostSpec,
+    #[serde(default, skip_serializing_if = "RoutingSpec::is_default")]
+    pub routing: RoutingSpec,
     #[serde(default)]
     pub tcp: TcpSpec,
     #[serde(default, rename = "workload")]
@@ -239,6 +243,8 @@ impl Scenario {
             queues::limit_fits("queue.ecn_threshold", k, packet)?;
         }
         self.host.validate(packet)?;
+        self.host.check_addresses(&hosts)?;
+        self.routing.validate(switches)?;
         limits::check_time("host.send_jitter", self.host.send_jitter)?;
         for (i, p) in self.ports.iter().enumerate() {
             let at = |f: &str| format!("port[{i}].{f}");
