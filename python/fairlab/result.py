@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pandas as pd
+import pyarrow as pa
 
 TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series", "trace")
 
@@ -23,7 +24,7 @@ class Result:
 
     @classmethod
     def from_core(cls, raw: dict[str, Any]) -> Result:
-        tables = {name: pd.DataFrame(cols) for name, cols in raw["tables"].items()}
+        tables = {name: _dataframe(_arrow_table(cols)) for name, cols in raw["tables"].items()}
         return cls(
             summary=dict(raw["summary"]), tables=tables, scenario=json.loads(raw["scenario"])
         )
@@ -110,3 +111,22 @@ class Result:
             )
         lines.append(f"digest {s['digest']}")
         return "\n".join(lines)
+
+
+_ARROW_TYPES = {"int64": pa.int64(), "float64": pa.float64(), "large_string": pa.large_string()}
+
+
+def _arrow_table(columns: list[tuple[str, str, int, tuple[Any, ...]]]) -> pa.Table:
+    """Wraps the core's column buffers as an Arrow table, without copying them."""
+    arrays = [
+        pa.Array.from_buffers(_ARROW_TYPES[kind], rows, [None, *map(pa.py_buffer, buffers)])
+        for _, kind, rows, buffers in columns
+    ]
+    return pa.Table.from_arrays(arrays, names=[name for name, *_ in columns])
+
+
+def _dataframe(table: pa.Table) -> pd.DataFrame:
+    # Numeric columns are copied once into pandas' own writable blocks (Arrow
+    # memory is read-only, and pandas writes in place when nothing else refers
+    # to a block); string columns keep Arrow's memory.
+    return table.to_pandas()

@@ -7,10 +7,13 @@
 use fairlab_sim::metrics::{Column, Value};
 use fairlab_sim::{RunResult, Scenario, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::ffi::c_void;
 use std::io::Write;
+use std::os::raw::c_int;
 use std::panic::{self, AssertUnwindSafe};
 
 create_exception!(
@@ -73,7 +76,7 @@ fn run(py: Python<'_>, sc: Scenario, seed: Option<u64>, progress: bool) -> PyRes
         }))
     });
     match outcome {
-        Ok(Ok(res)) => to_python(py, &res),
+        Ok(Ok(res)) => to_python(py, res),
         Ok(Err(e)) => Err(scenario_err(e)),
         Err(p) => {
             let msg = p
@@ -88,7 +91,96 @@ fn run(py: Python<'_>, sc: Scenario, seed: Option<u64>, progress: bool) -> PyRes
     }
 }
 
-fn to_python(py: Python<'_>, res: &RunResult) -> PyResult<PyObject> {
+/// One column's memory, handed to Python without a copy: it exposes its
+/// bytes through the buffer protocol (read-only), and pyarrow wraps them as an
+/// Arrow buffer that keeps this object alive.
+#[pyclass(frozen, module = "fairlab._core")]
+struct ColumnBuffer {
+    data: BufferData,
+}
+
+enum BufferData {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    U8(Vec<u8>),
+}
+
+impl ColumnBuffer {
+    fn new(data: BufferData) -> ColumnBuffer {
+        ColumnBuffer { data }
+    }
+
+    /// Start and length in bytes (native byte order, which Arrow uses).
+    fn bytes(&self) -> (*const u8, usize) {
+        match &self.data {
+            BufferData::I64(v) => (v.as_ptr().cast(), std::mem::size_of_val(v.as_slice())),
+            BufferData::F64(v) => (v.as_ptr().cast(), std::mem::size_of_val(v.as_slice())),
+            BufferData::U8(v) => (v.as_ptr(), v.len()),
+        }
+    }
+}
+
+#[pymethods]
+impl ColumnBuffer {
+    /// # Safety
+    /// Called by CPython with a valid `view`; the exported memory lives as
+    /// long as `self`, which the view holds a reference to.
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut ffi::Py_buffer,
+        flags: c_int,
+    ) -> PyResult<()> {
+        if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
+            return Err(PyBufferError::new_err("a result column is read-only"));
+        }
+        let (ptr, len) = slf.get().bytes();
+        // Fills a read-only, one-dimensional byte view and takes a reference to `slf`.
+        if ffi::PyBuffer_FillInfo(
+            view,
+            slf.as_ptr(),
+            ptr as *mut c_void,
+            len as ffi::Py_ssize_t,
+            1,
+            flags,
+        ) == -1
+        {
+            return Err(PyErr::fetch(slf.py()));
+        }
+        Ok(())
+    }
+
+    fn __len__(&self) -> usize {
+        self.bytes().1
+    }
+}
+
+/// One column as `(name, arrow type, rows, buffers)`: `int64` and `float64`
+/// have one value buffer; `large_string` has 64-bit offsets and UTF-8 data.
+fn column_to_python(py: Python<'_>, name: String, c: Column) -> PyResult<PyObject> {
+    let rows = c.len();
+    let buf = |d| Py::new(py, ColumnBuffer::new(d));
+    let (kind, buffers) = match c {
+        Column::I64(v) => ("int64", vec![buf(BufferData::I64(v))?]),
+        Column::F64(v) => ("float64", vec![buf(BufferData::F64(v))?]),
+        Column::Str(v) => {
+            let mut offsets = Vec::with_capacity(v.len() + 1);
+            let mut data = Vec::with_capacity(v.iter().map(String::len).sum());
+            offsets.push(0i64);
+            for s in &v {
+                data.extend_from_slice(s.as_bytes());
+                offsets.push(data.len() as i64);
+            }
+            drop(v);
+            (
+                "large_string",
+                vec![buf(BufferData::I64(offsets))?, buf(BufferData::U8(data))?],
+            )
+        }
+    };
+    Ok((name, kind, rows, PyTuple::new_bound(py, buffers)).into_py(py))
+}
+
+fn to_python(py: Python<'_>, res: RunResult) -> PyResult<PyObject> {
     let out = PyDict::new_bound(py);
     let summary = PyDict::new_bound(py);
     for (k, v) in &res.summary {
@@ -100,15 +192,11 @@ fn to_python(py: Python<'_>, res: &RunResult) -> PyResult<PyObject> {
     }
     out.set_item("summary", summary)?;
     let tables = PyDict::new_bound(py);
-    for (name, t) in &res.tables {
-        let cols = PyDict::new_bound(py);
-        for (cname, c) in &t.columns {
-            let list = match c {
-                Column::I64(v) => PyList::new_bound(py, v),
-                Column::F64(v) => PyList::new_bound(py, v),
-                Column::Str(v) => PyList::new_bound(py, v),
-            };
-            cols.set_item(cname, list)?;
+    // Each column's memory moves into its buffer object as it is converted.
+    for (name, t) in res.tables {
+        let cols = PyList::empty_bound(py);
+        for (cname, c) in t.columns {
+            cols.append(column_to_python(py, cname, c)?)?;
         }
         tables.set_item(name, cols)?;
     }
@@ -174,6 +262,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     panic::set_hook(Box::new(|_| {}));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add_class::<ColumnBuffer>()?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
