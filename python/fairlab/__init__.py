@@ -26,6 +26,7 @@ __version__ = _core.__version__
 __all__ = [
     "ScenarioError",
     "Result",
+    "load",
     "load_scenario",
     "scenarios",
     "simulate",
@@ -33,6 +34,11 @@ __all__ = [
 ]
 
 ScenarioLike = Mapping[str, Any] | str | Path
+
+
+def load(directory: str | Path) -> Result:
+    """Reads back a run written by ``Result.to_parquet`` or ``fairlab run --out``."""
+    return Result.from_parquet(directory)
 
 
 def load_scenario(path: str | Path) -> dict[str, Any]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 from dataclasses import dataclass, field
@@ -27,6 +28,23 @@ class Result:
         tables = {name: _dataframe(_arrow_table(cols)) for name, cols in raw["tables"].items()}
         return cls(
             summary=dict(raw["summary"]), tables=tables, scenario=json.loads(raw["scenario"])
+        )
+
+    @classmethod
+    def from_parquet(cls, directory: str | Path) -> Result:
+        """Reads back a run that :meth:`to_parquet` wrote into ``directory``."""
+        import pyarrow.parquet as pq
+
+        d = Path(directory)
+        if not d.is_dir():
+            raise FileNotFoundError(errno.ENOENT, "no such directory", str(d))
+        names = [n for n in TABLES if (d / f"{n}.parquet").exists()]
+        names += sorted(p.stem for p in d.glob("*.parquet") if p.stem not in TABLES)
+        tables = {n: _dataframe(pq.read_table(d / f"{n}.parquet")) for n in names}
+        return cls(
+            summary=json.loads((d / "summary.json").read_text()),
+            tables=tables,
+            scenario=json.loads((d / "scenario.json").read_text()),
         )
 
     @property
