@@ -9,21 +9,22 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from . import ScenarioError, simulate
 from .scenarios import incast as incast_scenario
 from .scenarios import resolve_resolution
 from .sweep import Job, run_jobs
 from .units import parse_size, parse_time_ps
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas, pyarrow and matplotlib are imported by the commands that use them:
+# `fairlab --help` and usage errors answer without loading them.
 
 DEFAULT_SERVERS = "1,2,3,4,6,8,12,16,20,24,32,40,47,56,64"
 
@@ -358,6 +359,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _machine() -> str:
+    import platform
+
     model = platform.processor() or "unknown CPU"
     try:
         with open("/proc/cpuinfo") as f:
@@ -375,6 +378,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     Wall time is measured here only; it never enters a result table.
     """
+    import statistics
+    import time
+
+    import pandas as pd
+
     from .scenarios import dumbbell
 
     rounds = 5 if args.quick else 20

@@ -7,10 +7,14 @@ import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-import pyarrow as pa
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
+
+# pandas and pyarrow are imported where a table is made, so that importing
+# fairlab (and the command line's --help and usage errors) does not pay for them.
 
 TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series", "trace")
 
@@ -131,13 +135,13 @@ class Result:
         return "\n".join(lines)
 
 
-_ARROW_TYPES = {"int64": pa.int64(), "float64": pa.float64(), "large_string": pa.large_string()}
-
-
 def _arrow_table(columns: list[tuple[str, str, int, tuple[Any, ...]]]) -> pa.Table:
     """Wraps the core's column buffers as an Arrow table, without copying them."""
+    import pyarrow as pa
+
+    types = {"int64": pa.int64(), "float64": pa.float64(), "large_string": pa.large_string()}
     arrays = [
-        pa.Array.from_buffers(_ARROW_TYPES[kind], rows, [None, *map(pa.py_buffer, buffers)])
+        pa.Array.from_buffers(types[kind], rows, [None, *map(pa.py_buffer, buffers)])
         for _, kind, rows, buffers in columns
     ]
     return pa.Table.from_arrays(arrays, names=[name for name, *_ in columns])

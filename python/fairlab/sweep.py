@@ -9,12 +9,11 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-from tqdm import tqdm
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -45,6 +44,11 @@ def run_jobs(
 
     Each row holds the job's parameters followed by the run's summary.
     """
+    from concurrent.futures import ProcessPoolExecutor
+
+    import pandas as pd
+    from tqdm import tqdm
+
     if workers is None:
         workers = os.cpu_count() or 1
     if progress is None:

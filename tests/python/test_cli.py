@@ -243,3 +243,38 @@ def test_reproduce_hcf_runs_every_experiment_by_default(tmp_path):
         assert (tmp_path / f"hcf-{name}.png").read_bytes()[:4] == b"\x89PNG"
         assert len(pd.read_csv(tmp_path / f"hcf-{name}.csv")) > 0
     assert "paper 5.55e+04" in p.stdout  # the baseline beside the published numbers
+
+
+HEAVY = ("pandas", "pyarrow", "matplotlib", "numpy", "tqdm")
+LOADED = (
+    "import sys\n"
+    "from fairlab.cli import main\n"
+    "try:\n"
+    "    main(sys.argv[1:])\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    f"print('heavy:', sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["run", "--help"],
+        ["incast", "--help"],
+        ["run", "missing.toml"],
+        ["incast", "--servers", "0"],
+    ],
+)
+def test_help_and_usage_errors_do_not_import_pandas(args):
+    p = subprocess.run(
+        [sys.executable, "-c", LOADED, *args], capture_output=True, text=True, timeout=60
+    )
+    assert p.stderr.strip().splitlines()[-1] == "heavy: []", p.stderr
+
+
+def test_import_fairlab_does_not_import_pandas():
+    code = f"import sys, fairlab; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.stdout.strip() == "[]", p.stderr
