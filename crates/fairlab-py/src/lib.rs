@@ -23,8 +23,17 @@ create_exception!(
     "A scenario field is missing or has a value that is not allowed."
 );
 
+/// Every message is one line: the TOML parser's can hold several.
+fn one_line(msg: &str) -> String {
+    msg.trim()
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
 fn scenario_err(e: SimScenarioError) -> PyErr {
-    ScenarioError::new_err(e.to_string())
+    ScenarioError::new_err(one_line(&e.to_string()))
 }
 
 fn parse(text: &str, toml: bool) -> PyResult<Scenario> {
@@ -256,6 +265,24 @@ fn validate_toml(text: &str) -> PyResult<String> {
     Ok(parse(text, true)?.to_json())
 }
 
+/// Checks TOML syntax with a parser that bounds nesting (arrays, inline
+/// tables and dotted keys, 80 levels), so that Python's own TOML parser
+/// never sees a file that would recurse or take quadratic time in it.
+#[pyfunction]
+fn check_toml(text: &str) -> PyResult<()> {
+    match text.parse::<toml::Table>() {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let mut msg = one_line(e.message());
+            if let Some(span) = e.span() {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                msg = format!("{msg} (line {line})");
+            }
+            Err(ScenarioError::new_err(msg))
+        }
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A bug must surface as a Python exception, not a Rust backtrace on stderr.
@@ -266,6 +293,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(check_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     Ok(())
 }
