@@ -14,6 +14,7 @@ use crate::queue::QueueDiscipline;
 use crate::transport::tcp::TcpSocket;
 use crate::units::Time;
 use crate::workload::{AppAction, ConnApp, Workload};
+use std::ops::ControlFlow;
 
 /// What can happen.
 #[derive(Clone, Debug)]
@@ -249,6 +250,19 @@ impl Simulation {
 
     /// Runs to completion, calling `progress(fraction)` now and then.
     pub fn run_with_progress(&mut self, progress: &mut dyn FnMut(f64)) {
+        let _ = self.run_until_stopped(&mut |f| {
+            progress(f);
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// As [`Simulation::run_with_progress`], but `progress` may stop the run
+    /// (every 65536 events it is called): then this returns `Break` at once,
+    /// and the simulation is left part-way, not finished.
+    pub fn run_until_stopped(
+        &mut self,
+        progress: &mut dyn FnMut(f64) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let stop = self.stop_at.unwrap_or(Time::MAX);
         let mut countdown: u32 = 1 << 16;
         loop {
@@ -266,11 +280,12 @@ impl Simulation {
             countdown -= 1;
             if countdown == 0 {
                 countdown = 1 << 16;
-                progress(self.fraction_done());
+                progress(self.fraction_done())?;
             }
         }
         self.end = self.stop_at.unwrap_or(self.events.now());
-        progress(1.0);
+        let _ = progress(1.0); // finished: too late to stop
+        ControlFlow::Continue(())
     }
 
     fn fraction_done(&self) -> f64 {
