@@ -688,6 +688,9 @@ def main(argv: list[str] | None = None) -> int:
     except (ScenarioError, UsageError) as e:
         print(f"fairlab: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("fairlab: interrupted", file=sys.stderr)
+        return 130
     except BrokenPipeError:
         return 0
     except FileNotFoundError as e:

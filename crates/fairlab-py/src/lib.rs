@@ -13,8 +13,10 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList, PyTuple};
 use std::ffi::c_void;
 use std::io::Write;
+use std::ops::ControlFlow;
 use std::os::raw::c_int;
 use std::panic::{self, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 create_exception!(
     fairlab._core,
@@ -73,19 +75,40 @@ impl Bar {
     }
 }
 
+/// How often, at most, a run takes the GIL to let Python handle signals.
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
 fn run(py: Python<'_>, sc: Scenario, seed: Option<u64>, progress: bool) -> PyResult<PyObject> {
-    let outcome = py.allow_threads(move || {
+    // The run holds no GIL; every SIGNAL_CHECK (at the simulator's progress
+    // calls, every 65536 events) it takes the GIL and runs Python's signal
+    // handlers. If one raises (Ctrl-C: KeyboardInterrupt), the run stops and
+    // the exception is raised here.
+    let mut raised: Option<PyErr> = None;
+    let outcome = py.allow_threads(|| {
         panic::catch_unwind(AssertUnwindSafe(|| {
-            if progress {
-                let mut bar = Bar { last: -1 };
-                fairlab_sim::run_with_progress(&sc, seed, &mut |f| bar.update(f))
-            } else {
-                fairlab_sim::run(&sc, seed)
-            }
+            let mut bar = progress.then_some(Bar { last: -1 });
+            let mut checked = Instant::now();
+            fairlab_sim::run_until_stopped(&sc, seed, &mut |f| {
+                if let Some(bar) = bar.as_mut() {
+                    bar.update(f);
+                }
+                if checked.elapsed() >= SIGNAL_CHECK {
+                    checked = Instant::now();
+                    if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                        if bar.is_some() {
+                            eprintln!();
+                        }
+                        raised = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                }
+                ControlFlow::Continue(())
+            })
         }))
     });
     match outcome {
-        Ok(Ok(res)) => to_python(py, res),
+        Ok(Ok(Some(res))) => to_python(py, res),
+        Ok(Ok(None)) => Err(raised.expect("a run stops only when a signal handler raised")),
         Ok(Err(e)) => Err(scenario_err(e)),
         Err(p) => {
             let msg = p
