@@ -26,6 +26,7 @@ pub mod workload;
 
 pub use metrics::RunResult;
 pub use spec::{Scenario, ScenarioError};
+use std::ops::ControlFlow;
 
 /// Simulates `scenario` with `seed` (its own seed when `None`) to the end.
 pub fn run(scenario: &Scenario, seed: Option<u64>) -> Result<RunResult, ScenarioError> {
@@ -41,4 +42,19 @@ pub fn run_with_progress(
     let mut sim = spec::build(scenario, seed)?;
     sim.run_with_progress(progress);
     Ok(metrics::collect(&sim))
+}
+
+/// As [`run_with_progress`], but `progress` may stop the run by returning
+/// `Break` (it is called every 65536 events): then the result is `Ok(None)`.
+/// A run that is not stopped gives exactly the result of [`run`].
+pub fn run_until_stopped(
+    scenario: &Scenario,
+    seed: Option<u64>,
+    progress: &mut dyn FnMut(f64) -> ControlFlow<()>,
+) -> Result<Option<RunResult>, ScenarioError> {
+    let mut sim = spec::build(scenario, seed)?;
+    Ok(match sim.run_until_stopped(progress) {
+        ControlFlow::Continue(()) => Some(metrics::collect(&sim)),
+        ControlFlow::Break(()) => None,
+    })
 }

@@ -15,6 +15,7 @@ use crate::queue::QueueDiscipline;
 use crate::transport::tcp::TcpSocket;
 use crate::units::Time;
 use crate::workload::{AppAction, ConnApp, Workload};
+use std::ops::ControlFlow;
 
 /// The port every workload's server side listens on (iperf's default).
 pub const LISTEN_PORT: u16 = 5001;
@@ -349,6 +350,19 @@ impl Simulation {
 
     /// Runs to completion, calling `progress(fraction)` now and then.
     pub fn run_with_progress(&mut self, progress: &mut dyn FnMut(f64)) {
+        let _ = self.run_until_stopped(&mut |f| {
+            progress(f);
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// As [`Simulation::run_with_progress`], but `progress` may stop the run
+    /// (every 65536 events it is called): then this returns `Break` at once,
+    /// and the simulation is left part-way, not finished.
+    pub fn run_until_stopped(
+        &mut self,
+        progress: &mut dyn FnMut(f64) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let stop = self.stop_at.unwrap_or(Time::MAX);
         let mut countdown: u32 = 1 << 16;
         // The place in the event order up to which events have run when the
@@ -368,14 +382,15 @@ impl Simulation {
             countdown -= 1;
             if countdown == 0 {
                 countdown = 1 << 16;
-                progress(self.fraction_done());
+                progress(self.fraction_done())?;
             }
         };
         for p in 0..self.tx.len() {
             self.settle_tx(p as PortId, horizon);
         }
         self.end = self.stop_at.unwrap_or(self.events.now());
-        progress(1.0);
+        let _ = progress(1.0); // finished: too late to stop
+        ControlFlow::Continue(())
     }
 
     fn fraction_done(&self) -> f64 {
