@@ -16,7 +16,7 @@ use crate::units::Time;
 use crate::workload::{AppAction, ConnApp, Workload};
 
 /// What can happen.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// The port finished serializing a packet: the wire is free.
     TxDone(PortId),
@@ -35,6 +35,9 @@ pub enum Event {
     /// A UDP source sends its next datagram.
     UdpSend { workload: u32 },
 }
+
+// Heap entries are a 16-byte key and the event: keep events at 12 bytes.
+const _: () = assert!(std::mem::size_of::<Event>() == 12);
 
 /// A TCP connection: both endpoints and the workload it serves.
 #[derive(Clone, Debug)]
