@@ -12,7 +12,7 @@ use crate::engine::{EventQueue, Rng};
 use crate::net::{Network, NodeKind, Packet, PortId};
 use crate::queue::QueueDiscipline;
 use crate::transport::tcp::TcpSocket;
-use crate::units::Time;
+use crate::units::{Serializer, Time};
 use crate::workload::{AppAction, ConnApp, Workload};
 
 /// What can happen.
@@ -117,11 +117,13 @@ impl PacketSlab {
 /// port with an empty queue behind them (every hop of an ACK, most hops of
 /// data outside the bottleneck), so this saves a heap push and pop for
 /// each.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Tx {
     done_at: Time,
     done_seq: u64,
     state: TxState,
+    /// The port's rate, divided out once (see `units::Serializer`).
+    ser: Serializer,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -210,7 +212,16 @@ impl Simulation {
             series.flow_bins = vec![Vec::new(); conns.len()];
         }
         Simulation {
-            tx: vec![Tx::default(); net.ports.len()],
+            tx: net
+                .ports
+                .iter()
+                .map(|p| Tx {
+                    done_at: Time::ZERO,
+                    done_seq: 0,
+                    state: TxState::Idle,
+                    ser: p.rate.serializer(),
+                })
+                .collect(),
             net,
             conns,
             workloads,
@@ -427,7 +438,8 @@ impl Simulation {
         let size = pkt.size();
         port.stats.deq_pkts += 1;
         port.stats.deq_bytes += size.get();
-        let ser = port.rate.serialization(size);
+        let ser = tx.ser.time(size);
+        debug_assert_eq!(ser, port.rate.serialization(size), "port rate changed");
         let arrive = now + ser + port.delay;
         self.counters.packet_hops += 1;
         tx.done_at = now + ser;
