@@ -1,5 +1,6 @@
-//! A min-heap of events keyed on (time, insertion sequence): an implicit
-//! 4-ary heap of 32-byte entries, (time, seq) packed in one `u128`.
+//! Pending events ordered by (time, insertion sequence): two implicit 4-ary
+//! heaps of 32-byte entries, (time, seq) packed in one `u128`, one for
+//! packet events and one for timers, merged at each pop.
 //!
 //! The sequence number makes the order of simultaneous events the order in
 //! which they were scheduled, so a run never depends on heap internals. The
@@ -36,131 +37,40 @@ impl<E> Entry<E> {
     }
 }
 
-/// Pending events of type `E`.
-pub struct EventQueue<E> {
-    /// An implicit 4-ary min-heap on `key`: the children of `i` are
-    /// `ARITY * i + 1 ..= ARITY * i + ARITY`.
-    heap: Vec<Entry<E>>,
-    next_seq: u64,
-    now: Time,
-    /// Sequence number of the event last popped: with `now`, its place in the order.
-    now_seq: u64,
-    popped: u64,
+/// An implicit 4-ary min-heap on `key`: the children of `i` are
+/// `ARITY * i + 1 ..= ARITY * i + ARITY`.
+struct Heap<E> {
+    v: Vec<Entry<E>>,
 }
 
-impl<E: Copy> Default for EventQueue<E> {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
-impl<E: Copy> EventQueue<E> {
-    pub fn new() -> Self {
-        EventQueue {
-            heap: Vec::with_capacity(1024),
-            next_seq: 0,
-            now: Time::ZERO,
-            now_seq: 0,
-            popped: 0,
+impl<E: Copy> Heap<E> {
+    fn with_capacity(n: usize) -> Self {
+        Heap {
+            v: Vec::with_capacity(n),
         }
     }
 
-    /// The time of the event last popped.
     #[inline]
-    pub fn now(&self) -> Time {
-        self.now
+    fn first_key(&self) -> u128 {
+        // No real key is u128::MAX: sequence numbers never get there.
+        self.v.first().map_or(u128::MAX, |e| e.key)
     }
 
-    /// (time, sequence number) of the event last popped: every event popped
-    /// later orders after it.
     #[inline]
-    pub fn cursor(&self) -> (Time, u64) {
-        (self.now, self.now_seq)
-    }
-
-    /// Events popped so far.
-    pub fn events_processed(&self) -> u64 {
-        self.popped
-    }
-
-    pub fn len(&self) -> usize {
-        self.heap.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
-    }
-
-    /// Schedules `event` at absolute time `at`, which must not be in the past.
-    #[inline]
-    pub fn schedule(&mut self, at: Time, event: E) {
-        debug_assert!(at >= self.now, "event scheduled in the past");
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.push(Entry {
-            key: key(at, seq),
-            event,
-        });
-    }
-
-    /// Takes the sequence number the next `schedule` would use, without
-    /// scheduling anything: an event that may or may not be needed later
-    /// (see `sim::Simulation::start_tx`) keeps its place in the order, and
-    /// [`Self::schedule_with_seq`] inserts it there if it is needed.
-    #[inline]
-    pub fn reserve_seq(&mut self) -> u64 {
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        seq
-    }
-
-    /// Schedules `event` at (`at`, `seq`), `seq` from [`Self::reserve_seq`].
-    /// It pops exactly where it would have had it been scheduled when `seq`
-    /// was reserved, provided (`at`, `seq`) still lies after the event last
-    /// popped.
-    #[inline]
-    pub fn schedule_with_seq(&mut self, at: Time, seq: u64, event: E) {
-        debug_assert!(seq < self.next_seq, "sequence number not reserved");
-        debug_assert!(
-            (at, seq) > (self.now, self.now_seq) || self.popped == 0,
-            "event scheduled before the current one"
-        );
-        self.push(Entry {
-            key: key(at, seq),
-            event,
-        });
-    }
-
-    /// Schedules `event` `delay` after now.
-    #[inline]
-    pub fn schedule_in(&mut self, delay: Time, event: E) {
-        self.schedule(self.now + delay, event)
-    }
-
-    /// Time of the next event, if any.
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.first().map(|e| e.time())
-    }
-
-    /// Removes the earliest event and advances `now` to its time.
-    #[inline]
-    pub fn pop(&mut self) -> Option<(Time, E)> {
-        let top = *self.heap.first()?;
-        let last = self.heap.pop().expect("non-empty");
-        if !self.heap.is_empty() {
+    fn pop(&mut self) -> Option<Entry<E>> {
+        let top = *self.v.first()?;
+        let last = self.v.pop().expect("non-empty");
+        if !self.v.is_empty() {
             self.sift_down_from_root(last);
         }
-        self.now = top.time();
-        self.now_seq = top.key as u64;
-        self.popped += 1;
-        Some((self.now, top.event))
+        Some(top)
     }
 
     #[inline]
     fn push(&mut self, e: Entry<E>) {
-        let mut i = self.heap.len();
-        self.heap.push(e);
-        let h = self.heap.as_mut_ptr();
+        let mut i = self.v.len();
+        self.v.push(e);
+        let h = self.v.as_mut_ptr();
         // SAFETY: every index used is below `i`, and `i` starts at the last
         // index of the heap and only decreases (parents precede children).
         unsafe {
@@ -183,8 +93,8 @@ impl<E: Copy> EventQueue<E> {
     /// so this costs fewer comparisons than stopping on the way down.
     #[inline]
     fn sift_down_from_root(&mut self, e: Entry<E>) {
-        let n = self.heap.len();
-        let h = self.heap.as_mut_ptr();
+        let n = self.v.len();
+        let h = self.v.as_mut_ptr();
         let key = |i: usize| unsafe { (*h.add(i)).key };
         let mut hole = 0;
         // SAFETY: children are read only below `n` (checked before each
@@ -229,10 +139,151 @@ impl<E: Copy> EventQueue<E> {
             *h.add(hole) = e;
         }
     }
+}
+
+/// Pending events of type `E`.
+pub struct EventQueue<E> {
+    /// Events about packets: a few per link, popped soon after they are
+    /// scheduled.
+    main: Heap<E>,
+    /// Events scheduled with [`EventQueue::schedule_timer`]: one or more
+    /// per connection, most of them far ahead. Kept apart so that the main
+    /// heap stays small and shallow however many connections wait;
+    /// `pop` takes the earlier of the two roots, so the order is exactly
+    /// that of one heap.
+    timers: Heap<E>,
+    next_seq: u64,
+    now: Time,
+    /// Sequence number of the event last popped: with `now`, its place in the order.
+    now_seq: u64,
+    popped: u64,
+}
+
+impl<E: Copy> Default for EventQueue<E> {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl<E: Copy> EventQueue<E> {
+    pub fn new() -> Self {
+        EventQueue {
+            main: Heap::with_capacity(1024),
+            timers: Heap::with_capacity(1024),
+            next_seq: 0,
+            now: Time::ZERO,
+            now_seq: 0,
+            popped: 0,
+        }
+    }
+
+    /// The time of the event last popped.
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// (time, sequence number) of the event last popped: every event popped
+    /// later orders after it.
+    #[inline]
+    pub fn cursor(&self) -> (Time, u64) {
+        (self.now, self.now_seq)
+    }
+
+    /// Events popped so far.
+    pub fn events_processed(&self) -> u64 {
+        self.popped
+    }
+
+    pub fn len(&self) -> usize {
+        self.main.v.len() + self.timers.v.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[inline]
+    fn next_key(&mut self, at: Time) -> u128 {
+        debug_assert!(at >= self.now, "event scheduled in the past");
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        key(at, seq)
+    }
+
+    /// Schedules `event` at absolute time `at`, which must not be in the past.
+    #[inline]
+    pub fn schedule(&mut self, at: Time, event: E) {
+        let key = self.next_key(at);
+        self.main.push(Entry { key, event });
+    }
+
+    /// Schedules `event` at `at` as [`Self::schedule`] does, in the same
+    /// order, for events of which many may be pending at once (one timer
+    /// per connection): they do not deepen the heap of packet events.
+    #[inline]
+    pub fn schedule_timer(&mut self, at: Time, event: E) {
+        let key = self.next_key(at);
+        self.timers.push(Entry { key, event });
+    }
+
+    /// Takes the sequence number the next `schedule` would use, without
+    /// scheduling anything: an event that may or may not be needed later
+    /// (see `sim::Simulation::start_tx`) keeps its place in the order, and
+    /// [`Self::schedule_with_seq`] inserts it there if it is needed.
+    #[inline]
+    pub fn reserve_seq(&mut self) -> u64 {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        seq
+    }
+
+    /// Schedules `event` at (`at`, `seq`), `seq` from [`Self::reserve_seq`].
+    /// It pops exactly where it would have had it been scheduled when `seq`
+    /// was reserved, provided (`at`, `seq`) still lies after the event last
+    /// popped.
+    #[inline]
+    pub fn schedule_with_seq(&mut self, at: Time, seq: u64, event: E) {
+        debug_assert!(seq < self.next_seq, "sequence number not reserved");
+        debug_assert!(
+            (at, seq) > (self.now, self.now_seq) || self.popped == 0,
+            "event scheduled before the current one"
+        );
+        self.main.push(Entry {
+            key: key(at, seq),
+            event,
+        });
+    }
+
+    /// Schedules `event` `delay` after now.
+    #[inline]
+    pub fn schedule_in(&mut self, delay: Time, event: E) {
+        self.schedule(self.now + delay, event)
+    }
+
+    /// Time of the next event, if any.
+    pub fn peek_time(&self) -> Option<Time> {
+        let k = self.main.first_key().min(self.timers.first_key());
+        (k != u128::MAX).then_some(Time((k >> 64) as u64))
+    }
+
+    /// Removes the earliest event and advances `now` to its time.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        let top = if self.main.first_key() < self.timers.first_key() {
+            self.main.pop()
+        } else {
+            self.timers.pop()
+        }?;
+        self.now = top.time();
+        self.now_seq = top.key as u64;
+        self.popped += 1;
+        Some((self.now, top.event))
+    }
 
     /// Iterates the pending events in no particular order (for end-of-run accounting).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.heap.iter().map(|e| &e.event)
+        self.main.v.iter().chain(&self.timers.v).map(|e| &e.event)
     }
 }
 
@@ -291,8 +342,8 @@ mod tests {
             }
         }
 
-        /// Interleaved schedules (some at reserved places) and pops give
-        /// exactly the order of a sorted set of (time, seq).
+        /// Interleaved schedules (some as timers, some at reserved places)
+        /// and pops give exactly the order of a sorted set of (time, seq).
         #[test]
         fn matches_a_sorted_set(ops in proptest::collection::vec((0u8..4, 0u64..40), 0..400)) {
             use std::collections::BTreeSet;
@@ -304,7 +355,11 @@ mod tests {
                 let now = q.now().0;
                 match op {
                     0 | 1 => {
-                        q.schedule(Time(now + dt), seq);
+                        if op == 0 {
+                            q.schedule(Time(now + dt), seq);
+                        } else {
+                            q.schedule_timer(Time(now + dt), seq);
+                        }
                         model.insert((now + dt, seq));
                         seq += 1;
                     }
