@@ -543,7 +543,7 @@ impl Simulation {
                 _ => {
                     let d = d.max(self.events.now());
                     conn.timer_at[side] = Some(d);
-                    self.events.schedule(
+                    self.events.schedule_timer(
                         d,
                         Event::Timer {
                             conn: c,
