@@ -13,7 +13,7 @@ use crate::net::{Network, NodeId, NodeKind, PortId};
 use crate::packet::{Addr, FiveTuple, FlowHasher, Packet, Protocol, EPHEMERAL_PORTS};
 use crate::queue::QueueDiscipline;
 use crate::transport::tcp::TcpSocket;
-use crate::units::Time;
+use crate::units::{Serializer, Time};
 use crate::workload::{AppAction, ConnApp, Workload};
 use std::ops::ControlFlow;
 
@@ -24,7 +24,7 @@ const RNG_FLOW_HASH: u64 = 0x46_4c_4f_57;
 const RNG_PORTS: u64 = 0x50_4f_52_54;
 
 /// What can happen.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// The port finished serializing a packet: the wire is free.
     TxDone(PortId),
@@ -43,6 +43,9 @@ pub enum Event {
     /// A UDP source sends its next datagram.
     UdpSend { workload: u32 },
 }
+
+// Heap entries are a 16-byte key and the event: keep events at 12 bytes.
+const _: () = assert!(std::mem::size_of::<Event>() == 12);
 
 /// A TCP connection: both endpoints and the workload it serves.
 #[derive(Clone, Debug)]
@@ -122,11 +125,13 @@ impl PacketSlab {
 /// port with an empty queue behind them (every hop of an ACK, most hops of
 /// data outside the bottleneck), so this saves a heap push and pop for
 /// each.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 struct Tx {
     done_at: Time,
     done_seq: u64,
     state: TxState,
+    /// The port's rate, divided out once (see `units::Serializer`).
+    ser: Serializer,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -220,7 +225,16 @@ impl Simulation {
             series.flow_bins = vec![Vec::new(); conns.len()];
         }
         Simulation {
-            tx: vec![Tx::default(); net.ports.len()],
+            tx: net
+                .ports
+                .iter()
+                .map(|p| Tx {
+                    done_at: Time::ZERO,
+                    done_seq: 0,
+                    state: TxState::Idle,
+                    ser: p.rate.serializer(),
+                })
+                .collect(),
             net,
             conns,
             workloads,
@@ -512,7 +526,8 @@ impl Simulation {
         let size = pkt.size();
         port.stats.deq_pkts += 1;
         port.stats.deq_bytes += size.get();
-        let ser = port.rate.serialization(size);
+        let ser = tx.ser.time(size);
+        debug_assert_eq!(ser, port.rate.serialization(size), "port rate changed");
         let arrive = now + ser + port.delay;
         self.counters.packet_hops += 1;
         tx.done_at = now + ser;
@@ -650,7 +665,7 @@ impl Simulation {
                 _ => {
                     let d = d.max(self.events.now());
                     conn.timer_at[side] = Some(d);
-                    self.events.schedule(
+                    self.events.schedule_timer(
                         d,
                         Event::Timer {
                             conn: c,
