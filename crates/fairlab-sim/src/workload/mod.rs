@@ -70,6 +70,15 @@ impl Workload {
             Workload::Udp(_) => false,
         }
     }
+    /// The workload's own bookkeeping after a step of its connections
+    /// (an incast round's timeouts); `timeouts(conn)` reads a connection's
+    /// retransmission timeouts so far.
+    pub fn after_step(&mut self, timeouts: &dyn Fn(u32) -> u64) {
+        if let Workload::Incast(w) = self {
+            w.account_timeouts(timeouts);
+        }
+    }
+
     /// The kind's name, as the scenario spells it.
     pub fn kind_name(&self) -> &'static str {
         match self {
