@@ -11,10 +11,23 @@ pub struct ScenarioError {
 }
 
 impl ScenarioError {
+    /// The message is kept to one line (a parser's multi-line note is
+    /// joined with "; "), so that a user sees one line per problem.
     pub fn new(path: impl Into<String>, message: impl Into<String>) -> Self {
+        let message: String = message.into();
+        let message = if message.contains('\n') {
+            message
+                .lines()
+                .map(str::trim)
+                .filter(|l| !l.is_empty())
+                .collect::<Vec<_>>()
+                .join("; ")
+        } else {
+            message
+        };
         ScenarioError {
             path: path.into(),
-            message: message.into(),
+            message,
         }
     }
 }

@@ -6,9 +6,9 @@
 //! The checks compare *estimates* with the limits (docs/scenario.md,
 //! "Limits"): each estimate is a formula over the spec's values, documented
 //! where it is computed. Every default is far above every shipped example,
-//! test and study (the largest, the HCF study's 400 flows for 180 s, needs
-//! about 1.6 million packets, 7,000 series rows and 110 MB), and a user
-//! who means a bigger run raises it in `[limits]`.
+//! test and study (the largest, the HCF study's 400 flows for 180 s, is
+//! estimated at 1.6 million packets, 7,600 series rows and 140 MB), and a
+//! user who means a bigger run raises it in `[limits]`.
 
 use super::queues::{Buffer, Discipline};
 use super::workloads::WorkloadSpec;
@@ -40,6 +40,11 @@ const HEADERS: u64 = 40;
 /// Memory of one packet held in a queue or on a wire (an 88-byte packet
 /// record and its slot).
 const PACKET_BYTES: u64 = 128;
+/// Packets a connection exchanges to open.
+const SETUP_PACKETS: u64 = 4;
+/// Packets a queue reserves room for when it is built (a drop-tail
+/// queue's initial capacity: its limit, up to this many).
+const RESERVED_PACKETS: u64 = 4096;
 /// Memory of one TCP connection: two sockets with their timers, SACK and
 /// reassembly state, and the workload's per-flow records.
 pub const CONN_BYTES: u64 = 4096;
@@ -47,25 +52,28 @@ pub const CONN_BYTES: u64 = 4096;
 const BUCKET_BYTES: u64 = 64;
 /// Memory of one HCF credit bin: its period stamp and credit.
 const BIN_BYTES: u64 = 16;
+/// Memory of one time series row: its record in the simulator and its
+/// columns in the result tables (a queue sample names its port's nodes).
+const ROW_BYTES: u64 = 128;
 /// Memory of one route: a port id per (node, destination host).
 const ROUTE_BYTES: u64 = 4;
 /// Memory of one flow's reordering stamp at one switch port.
 const STAMP_BYTES: u64 = 8;
 
 fn default_max_packets() -> u64 {
-    // About a minute of simulation on one core (each data packet and its
-    // ACK cost about half a microsecond per hop; docs/scenario.md), and
-    // 30 times the HCF study's 1.6 million.
-    50_000_000
+    // About a minute on one core: a data packet, its hops and its ACK take
+    // 1 to 4 us (measured on the shipped scenarios and the HCF study); and
+    // 12 times the HCF study's 1.6 million.
+    20_000_000
 }
 fn default_max_series_rows() -> u64 {
     // Rows become Python objects (four or five columns, about 150 bytes a
-    // row): 10 million is about 1.5 GB in pandas, and 10 times the
-    // largest shipped series (examples/incast.toml's queue samples).
+    // row): 10 million is about 1.5 GB in pandas, and 8 times the largest
+    // shipped series (examples/incast.toml's 1.2 million queue samples).
     10_000_000
 }
 fn default_max_memory() -> Bytes {
-    // Half of a small 8 GB machine; the HCF study needs about 110 MB.
+    // Half of a small 8 GB machine; the HCF study is estimated at 140 MB.
     Bytes(4 << 30)
 }
 fn default_max_hosts() -> u64 {
@@ -222,53 +230,79 @@ impl Estimate {
         }
         est.flows = conns + udp_flows;
 
-        // How long the run lasts. Without a duration: the last opening, plus
-        // every TCP byte at the slowest link's rate, plus one minimum RTO
-        // per incast round and one initial RTO (a lost SYN). An estimate,
-        // not a bound: a run that times out more lasts longer.
+        // How long the run lasts. Without a duration, an estimate of when
+        // the last workload is done: its last opening, then the round trips
+        // its transfers need (the handshake, and per transfer the request,
+        // slow start from the initial window and one per receive window of
+        // data, each delayed by the send jitter), all its bytes at the
+        // slowest link's rate, and its timeouts (one initial RTO for a lost
+        // SYN, one minimum RTO per incast round). An estimate, not a bound:
+        // a run that times out more lasts longer.
         let slowest = match topo {
             super::TopologySpec::Star(t) => t.rate.get(),
             super::TopologySpec::Dumbbell(t) => t.rate.get().min(t.bottleneck_rate.get()),
         };
-        let mut sized_bytes = 0u64;
-        let mut last_open = Time::ZERO;
-        let mut worst_rto = Time::ZERO;
+        let mut horizon = Time::ZERO;
         for (i, w) in sc.workloads.iter().enumerate() {
-            last_open = last_open.max(w.last_open().unwrap_or(Time::MAX));
             let Some(tcp) = r.workload_tcp[i] else {
                 continue;
             };
-            worst_rto = worst_rto.max(tcp.initial_rto);
             let wire = |payload: u64| -> u64 {
                 payload.saturating_add(segments(payload, tcp.mss).saturating_mul(HEADERS))
             };
-            match w {
+            let (src, dst, per_flow, bytes, rounds) = match w {
                 WorkloadSpec::Incast(w) => {
-                    let n = w.servers(&r.hosts).len() as u64;
-                    sized_bytes = sized_bytes
-                        .saturating_add(wire(w.round_bytes(n)).saturating_mul(w.rounds() as u64));
-                    worst_rto = worst_rto.max(
-                        tcp.min_rto
-                            .max(tcp.granularity)
-                            .times(w.rounds() as u64)
-                            .saturating_add(tcp.initial_rto),
-                    );
+                    let servers = w.servers(&r.hosts);
+                    let n = servers.len().max(1) as u64;
+                    let round = w.round_bytes(n);
+                    let first = servers.first().cloned().unwrap_or_default();
+                    (
+                        first,
+                        w.client.clone(),
+                        round.div_ceil(n),
+                        round,
+                        w.rounds() as u64,
+                    )
                 }
                 WorkloadSpec::Bulk(b) => {
-                    sized_bytes = sized_bytes.saturating_add(b.size.map_or(0, |s| wire(s.get())));
+                    let size = b.size.map_or(0, |s| s.get());
+                    (b.src.clone(), b.dst.clone(), size, size, 1)
                 }
                 WorkloadSpec::Short(s) => {
-                    sized_bytes = sized_bytes
-                        .saturating_add(wire(s.flow_bytes(tcp.mss)).saturating_mul(s.count as u64));
+                    let size = s.flow_bytes(tcp.mss);
+                    let all = size.saturating_mul(s.count as u64);
+                    (s.src.clone(), s.dst.clone(), size, all, 1)
                 }
-                WorkloadSpec::Udp(_) => {}
+                WorkloadSpec::Udp(_) => continue,
+            };
+            let packet = Bytes(tcp.mss as u64 + HEADERS);
+            let rtt = topo
+                .one_way(&r.hosts, &src, &dst, packet)
+                .saturating_add(topo.one_way(&r.hosts, &dst, &src, Bytes(HEADERS)))
+                .saturating_add(sc.host.send_jitter.times(2));
+            let first_window = tcp.initial_window as u64 * tcp.mss as u64;
+            let mut slow_start = 0u64;
+            while slow_start < 64 && first_window.saturating_mul(1 << slow_start) < per_flow {
+                slow_start += 1;
             }
+            let per_transfer = 1 + slow_start + per_flow / tcp.receive_window.get().max(1);
+            let rtts = 1u64.saturating_add(rounds.saturating_mul(per_transfer));
+            let end = w
+                .last_open()
+                .unwrap_or(Time::MAX)
+                .saturating_add(rtt.times(rtts))
+                .saturating_add(Time(mul_div(
+                    wire(bytes).saturating_mul(rounds),
+                    8 * PS_PER_SEC,
+                    slowest,
+                )))
+                .saturating_add(tcp.initial_rto)
+                .saturating_add(tcp.min_rto.max(tcp.granularity).times(rounds));
+            horizon = horizon.max(end);
         }
         est.horizon = match sc.duration {
             Some(d) => d,
-            None => last_open
-                .saturating_add(Time(mul_div(sized_bytes, 8 * PS_PER_SEC, slowest)))
-                .saturating_add(worst_rto),
+            None => horizon,
         };
 
         // Packets. Sized TCP workloads: their segments (incast: every
@@ -321,12 +355,14 @@ impl Estimate {
             }
         }
         if let Some(d) = sc.duration {
-            let mut cover = senders.len() as u64 * access;
-            cover = cover.min(receivers.len() as u64 * access);
+            let mut cover = (senders.len() as u64).saturating_mul(access);
+            cover = cover.min((receivers.len() as u64).saturating_mul(access));
             if let super::TopologySpec::Dumbbell(t) = topo {
                 let crossed = crossing.iter().filter(|c| **c).count() as u64;
                 cover = cover.min(
-                    crossed * t.bottleneck_rate.get() + same_side_senders.len() as u64 * access,
+                    crossed
+                        .saturating_mul(t.bottleneck_rate.get())
+                        .saturating_add((same_side_senders.len() as u64).saturating_mul(access)),
                 );
             }
             let smallest_mss = r
@@ -351,6 +387,15 @@ impl Estimate {
             }
         }
         est.packets.extend(tcp_terms);
+        // Every connection opens and acknowledges its opening (SYN,
+        // SYN-ACK, ACK, and the request or first ACK), whatever the time.
+        if conns > 0 {
+            est.packets.push(Term {
+                value: conns.saturating_mul(SETUP_PACKETS),
+                path: "workload".into(),
+                how: format!("{SETUP_PACKETS} packets to open each of {conns} connections"),
+            });
+        }
         for (i, w) in sc.workloads.iter().enumerate() {
             if let WorkloadSpec::Udp(u) = w {
                 let size = u
@@ -366,12 +411,57 @@ impl Estimate {
         }
         let tcp_packets = total(&est.packets);
 
+        // Work that grows with time, not packets, counted as packets: an HCF
+        // port with a fixed period renews its credits once per period, and
+        // an SFQ port moves its queued packets at each perturbation (at
+        // most once per arrival).
+        let q = &sc.queue;
+        let running = |d: Discipline| -> u64 {
+            let default = if q.discipline == d { switch_ports } else { 0 };
+            let overridden = sc.ports.iter().filter(|p| p.discipline == Some(d)).count() as u64;
+            default.saturating_add(overridden)
+        };
+        if let super::HcfPeriod::Fixed(p) = q.hcf.period {
+            let ports = running(Discipline::Hcf);
+            if ports > 0 {
+                let periods = (est.horizon.0 / p.0.max(1)).saturating_add(1);
+                est.packets.push(Term {
+                    value: periods.saturating_mul(ports),
+                    path: "queue.hcf.period".into(),
+                    how: format!(
+                        "{} fixed periods of \"{p}\" over \"{}\" at {ports} HCF ports",
+                        approx(periods),
+                        est.horizon
+                    ),
+                });
+            }
+        }
+        if q.sfq.perturb > Time::ZERO {
+            let ports = running(Discipline::Sfq);
+            if ports > 0 {
+                let rehashes = (est.horizon.0 / q.sfq.perturb.0.max(1))
+                    .saturating_add(1)
+                    .min(tcp_packets);
+                let queued = limits_max_packets(sc, Bytes(HEADERS)).min(tcp_packets);
+                est.packets.push(Term {
+                    value: rehashes.saturating_mul(queued).saturating_mul(ports),
+                    path: "queue.sfq.perturb".into(),
+                    how: format!(
+                        "{} perturbations of \"{}\" moving up to {} queued packets at {ports} SFQ ports",
+                        approx(rehashes),
+                        q.sfq.perturb,
+                        approx(queued)
+                    ),
+                });
+            }
+        }
+
         // Series rows: throughput bins of every TCP connection over the
         // run, queue samples of every switch port, and (with trace) about
         // two trace rows per data packet of a traced flow.
         let m = &sc.metrics;
         if let Some(bin) = m.throughput_bin {
-            let bins = est.horizon.0 / bin.0.max(1) + 1;
+            let bins = (est.horizon.0 / bin.0.max(1)).saturating_add(1);
             est.series_rows.push(Term {
                 value: bins.saturating_mul(conns),
                 path: "metrics.throughput_bin".into(),
@@ -383,7 +473,7 @@ impl Estimate {
             });
         }
         if let Some(period) = m.queue_sample {
-            let samples = est.horizon.0 / period.0.max(1) + 1;
+            let samples = (est.horizon.0 / period.0.max(1)).saturating_add(1);
             est.series_rows.push(Term {
                 value: samples.saturating_mul(switch_ports),
                 path: "metrics.queue_sample".into(),
@@ -407,13 +497,23 @@ impl Estimate {
         }
 
         // Memory.
+        let rows = est.series_rows();
+        est.memory.push(Term {
+            value: ROW_BYTES.saturating_mul(rows),
+            path: est
+                .series_rows
+                .iter()
+                .max_by_key(|t| t.value)
+                .map_or("metrics".into(), |t| t.path.clone()),
+            how: format!("{} time series rows", approx(rows)),
+        });
         let nodes = hosts + switches;
         est.memory.push(Term {
-            value: ROUTE_BYTES * hosts * nodes,
+            value: ROUTE_BYTES.saturating_mul(hosts).saturating_mul(nodes),
             path: "topology".into(),
             how: format!("routing tables of {hosts} hosts x {nodes} nodes"),
         });
-        let keys = 2 * conns + udp_flows;
+        let keys = conns.saturating_mul(2).saturating_add(udp_flows);
         est.memory.push(Term {
             value: STAMP_BYTES
                 .saturating_mul(switch_ports)
@@ -428,7 +528,6 @@ impl Estimate {
             path: "workload".into(),
             how: format!("{conns} TCP connections"),
         });
-        let q = &sc.queue;
         let mut discs = vec![q.discipline];
         discs.extend(sc.ports.iter().filter_map(|p| p.discipline));
         let per_port = discs
@@ -449,30 +548,66 @@ impl Estimate {
                 per_port.0
             ),
         });
-        // Packets held: no more than the queues and wires can hold, and no
-        // more than the workloads send (data, and as many ACKs).
+        // Packets held. Each queue reserves room for its limit, up to
+        // RESERVED_PACKETS, when it is built; beyond that, queues and wires
+        // hold no more than they can and no more than the workloads send
+        // (data, and as many ACKs).
         let smallest = Bytes(HEADERS);
-        let mut held = hosts.saturating_mul(sc.host.nic_queue.max_packets(smallest));
+        let nic = sc.host.nic_queue.max_packets(smallest);
         let limits: Vec<Buffer> = std::iter::once(q.limit)
             .chain(sc.ports.iter().filter_map(|p| p.limit))
             .collect();
-        let biggest = limits
+        let port = limits
             .iter()
             .map(|l| l.max_packets(smallest))
             .max()
             .unwrap_or(0);
-        held = held.saturating_add(switch_ports.saturating_mul(biggest));
+        let reserved = |n: u64| n.min(RESERVED_PACKETS);
+        let reserve = hosts
+            .saturating_mul(reserved(nic))
+            .saturating_add(switch_ports.saturating_mul(reserved(port)));
+        let mut room = hosts
+            .saturating_mul(nic)
+            .saturating_add(switch_ports.saturating_mul(port));
         for l in topo.links(&r.hosts) {
-            held = held.saturating_add(mul_div(l.rate.get(), l.delay.0, 8 * PS_PER_SEC * HEADERS));
+            room = room.saturating_add(mul_div(l.rate.get(), l.delay.0, 8 * PS_PER_SEC * HEADERS));
         }
-        let held = held.min(tcp_packets.saturating_mul(2));
+        // Send jitter holds each packet at its host for up to the jitter:
+        // as many as the hosts' links can emit in that time.
+        let jitter = sc.host.send_jitter;
+        if jitter > Time::ZERO {
+            room = room.saturating_add(mul_div(
+                hosts.saturating_mul(access),
+                jitter.0,
+                8 * PS_PER_SEC * HEADERS,
+            ));
+        }
+        let held = reserve.max(room.min(tcp_packets.saturating_mul(2)));
         est.memory.push(Term {
             value: held.saturating_mul(PACKET_BYTES),
-            path: "queue.limit".into(),
-            how: format!("{} packets held in queues and on wires", approx(held)),
+            path: if reserve.saturating_mul(2) > held
+                && hosts.saturating_mul(reserved(nic)) > switch_ports.saturating_mul(reserved(port))
+            {
+                "host.nic_queue".into()
+            } else {
+                "queue.limit".into()
+            },
+            how: format!(
+                "{} packets held or reserved in queues and on wires",
+                approx(held)
+            ),
         });
         est
     }
+}
+
+/// The most packets any switch queue of `sc` holds.
+fn limits_max_packets(sc: &Scenario, smallest: Bytes) -> u64 {
+    std::iter::once(sc.queue.limit)
+        .chain(sc.ports.iter().filter_map(|p| p.limit))
+        .map(|l| l.max_packets(smallest))
+        .max()
+        .unwrap_or(0)
 }
 
 /// "1.5 GiB", "12 MiB".
@@ -506,7 +641,7 @@ impl LimitsSpec {
             return Err(ScenarioError::new(
                 &t.path,
                 format!(
-                    "the workloads would send about {} packets ({}: {}); expected at most {} (shorten the run, or raise [limits] max_packets)",
+                    "the run would handle about {} packets ({}: {}); expected at most {} (shorten the run, or raise [limits] max_packets)",
                     approx(packets),
                     approx(t.value),
                     t.how,

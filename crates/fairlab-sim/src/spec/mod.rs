@@ -123,6 +123,29 @@ fn parse_error(path: String, msg: &str, suffix: &str) -> ScenarioError {
         Some((inner, m)) => (tagged::join(&path, inner), m.to_string()),
         None => (path, msg.to_string()),
     };
+    if let Some(rest) = msg.strip_prefix("unknown field `") {
+        // serde: "unknown field `x`, expected one of `a`, `b`" (or "there
+        // are no fields"): said as the tagged tables say it.
+        let (field, allowed) = rest.split_once('`').unwrap_or((rest, ""));
+        let allowed = allowed
+            .trim_start_matches(", ")
+            .trim_start_matches("expected one of ")
+            .trim_start_matches("expected ")
+            .replace('`', "");
+        let path = if path.ends_with(field) {
+            path
+        } else {
+            tagged::join(&path, field)
+        };
+        let whose = match path.rsplit_once('.') {
+            Some((table, _)) => format!("[{table}]"),
+            None => "a scenario".to_string(),
+        };
+        return ScenarioError::new(
+            path,
+            format!("not a field of {whose}; expected one of {allowed}{suffix}"),
+        );
+    }
     if let Some(field) = msg
         .strip_prefix("missing field `")
         .and_then(|m| m.strip_suffix('`'))
@@ -137,7 +160,37 @@ fn parse_error(path: String, msg: &str, suffix: &str) -> ScenarioError {
             format!("missing; {table} needs it{suffix}"),
         );
     }
-    ScenarioError::new(path, format!("{msg}{suffix}"))
+    ScenarioError::new(path, format!("{}{suffix}", plain_types(&msg)))
+}
+
+/// serde's names of types said as the scenario documentation says them.
+fn plain_types(msg: &str) -> String {
+    let mut m = msg.to_string();
+    for (rust, plain) in [
+        (
+            "expected u32",
+            "expected a whole number from 0 to 4294967295",
+        ),
+        (
+            "expected u64",
+            "expected a whole number from 0 to 18446744073709551615",
+        ),
+        ("expected f64", "expected a number"),
+        ("invalid type: sequence", "invalid type: a list"),
+        ("invalid type: map", "invalid type: a table"),
+        ("expected a sequence", "expected a list"),
+    ] {
+        m = m.replace(rust, plain);
+    }
+    // "expected struct TcpSpec": a Rust type name means a table here.
+    if let Some(i) = m.find("expected struct ") {
+        let rest = &m[i + "expected struct ".len()..];
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        m = format!("{}expected a table{}", &m[..i], &rest[end..]);
+    }
+    m
 }
 
 /// JSON has no NaN or infinity: Python's `json.dumps` writes them anyway,
@@ -145,7 +198,8 @@ fn parse_error(path: String, msg: &str, suffix: &str) -> ScenarioError {
 fn json_special_number(text: &str, line: usize, column: usize) -> Option<&'static str> {
     let l = text.lines().nth(line.checked_sub(1)?)?;
     let at = column.saturating_sub(1);
-    for start in [at, at.saturating_sub(1)] {
+    // serde_json stops at the token or, after a minus sign, just past it.
+    for start in [at.saturating_sub(1), at] {
         let rest = l.get(start..)?;
         for (token, name) in [
             ("NaN", "NaN"),
@@ -189,7 +243,14 @@ impl Scenario {
                     format!("{n} is not allowed; expected a finite number"),
                 );
             }
-            parse_error(path, &strip_location(&inner.to_string()), "")
+            // A syntax error has no field to name: say where it is instead.
+            let at = match inner.classify() {
+                serde_json::error::Category::Syntax | serde_json::error::Category::Eof => {
+                    format!(" (line {}, column {})", inner.line(), inner.column())
+                }
+                _ => String::new(),
+            };
+            parse_error(path, &strip_location(&inner.to_string()), &at)
         })?;
         sc.validate()?;
         Ok(sc)

@@ -268,9 +268,9 @@ where
     read(index, Value::Map(entries)).map_err(de::Error::custom)
 }
 
-/// "a" or "an" before `word`.
+/// "a" or "an" before `word` (as the kinds are said: "a udp workload").
 pub fn article(word: &str) -> &'static str {
-    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+    if word.starts_with(['a', 'e', 'i', 'o']) {
         "an"
     } else {
         "a"

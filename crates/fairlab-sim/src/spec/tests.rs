@@ -164,3 +164,400 @@ fn short_workload_fields_are_not_fields_of_other_kinds() {
     assert_eq!(e.path, "workload[0].count");
     assert!(e.message.contains("incast"), "{e}");
 }
+
+// ---------------------------------------------------------------------------
+// Regressions: each input below once panicked, hung, exhausted memory or was
+// accepted with a value the simulator cannot use.
+
+/// A star of two hosts and one bulk flow, with `extra` appended (TOML).
+fn bulk_with(extra: &str) -> String {
+    format!(
+        r#"
+duration = "10ms"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "25us"
+[[workload]]
+kind = "bulk"
+src = "h0"
+dst = "h1"
+{extra}"#
+    )
+}
+
+fn rejected_at(text: &str, path: &str) -> ScenarioError {
+    let e = err_toml(text);
+    assert_eq!(e.path, path, "{e}");
+    assert!(!e.to_string().contains('\n'), "one line: {e:?}");
+    e
+}
+
+#[test]
+fn a_zero_drr_quantum_is_refused_instead_of_never_returning() {
+    let e = rejected_at(
+        &bulk_with("[queue.drr]\nquantum = \"0B\""),
+        "queue.drr.quantum",
+    );
+    assert!(
+        e.message.contains("0B") && e.message.contains("1500B"),
+        "{e}"
+    );
+}
+
+#[test]
+fn zero_or_too_many_buckets_are_refused_instead_of_panicking() {
+    for (table, n) in [("sfq", 0), ("drr", 0), ("sfq", 65537)] {
+        let e = rejected_at(
+            &bulk_with(&format!("[queue.{table}]\nbuckets = {n}")),
+            &format!("queue.{table}.buckets"),
+        );
+        assert!(e.message.contains("65536"), "{e}");
+    }
+}
+
+#[test]
+fn a_sfq_perturbation_shorter_than_a_millisecond_is_refused() {
+    let e = rejected_at(
+        &bulk_with("[queue.sfq]\nperturb = \"1ns\""),
+        "queue.sfq.perturb",
+    );
+    assert!(e.message.contains("1ms"), "{e}");
+    assert!(Scenario::from_toml_str(&bulk_with("[queue.sfq]\nperturb = \"0s\"")).is_ok());
+}
+
+#[test]
+fn priority_class_names_and_shares_outside_zero_to_one_are_refused() {
+    let e = rejected_at(
+        &bulk_with("[queue.priority]\nhigh = \"udpp\""),
+        "queue.priority.high",
+    );
+    assert!(
+        e.message.contains("udpp") && e.message.contains("control, udp"),
+        "{e}"
+    );
+    for share in ["2.0", "0.0", "1.0", "-0.5", "nan", "inf"] {
+        rejected_at(
+            &bulk_with(&format!("[queue.priority]\nhigh_share = {share}")),
+            "queue.priority.high_share",
+        );
+    }
+}
+
+#[test]
+fn red_thresholds_must_rise_and_its_probabilities_be_probabilities() {
+    let e = rejected_at(
+        &bulk_with("[queue.red]\nmin_th = 20.0\nmax_th = 10.0"),
+        "queue.red.max_th",
+    );
+    assert!(e.message.contains("min_th"), "{e}");
+    rejected_at(&bulk_with("[queue.red]\nmin_th = 15.0"), "queue.red.max_th");
+    rejected_at(&bulk_with("[queue.red]\nmax_p = 1.5"), "queue.red.max_p");
+    rejected_at(&bulk_with("[queue.red]\nw_q = 0.0"), "queue.red.w_q");
+}
+
+#[test]
+fn nan_and_infinity_are_refused_by_name_in_toml_and_json() {
+    let e = rejected_at(&bulk_with("[queue.red]\nw_q = nan"), "queue.red.w_q");
+    assert!(e.message.starts_with("NaN is not allowed"), "{e}");
+    let e = rejected_at(
+        &bulk_with("[queue.hcf]\nhp_share = -inf"),
+        "queue.hcf.hp_share",
+    );
+    assert!(e.message.contains("infinity"), "{e}");
+    let json = r#"{"duration": "10ms", "topology": {"kind": "star", "hosts": 2, "rate": "1Gbps", "delay": "25us"},
+        "queue": {"priority": {"high_share": NaN}}, "workload": [{"kind": "bulk", "src": "h0", "dst": "h1"}]}"#;
+    let e = Scenario::from_json_str(json).unwrap_err();
+    assert_eq!(e.path, "queue.priority.high_share");
+    assert!(e.message.starts_with("NaN is not allowed"), "{e}");
+    let e = Scenario::from_json_str(&json.replace("NaN", "-Infinity")).unwrap_err();
+    assert!(e.message.starts_with("-Infinity is not allowed"), "{e}");
+}
+
+#[test]
+fn enum_errors_list_the_allowed_values() {
+    for (field, value, path, allowed) in [
+        (
+            "kind = \"star\"",
+            "kind = \"ring\"",
+            "topology.kind",
+            "\"star\", \"dumbbell\"",
+        ),
+        (
+            "kind = \"bulk\"",
+            "kind = \"flood\"",
+            "workload[0].kind",
+            "\"incast\", \"bulk\", \"short\", \"udp\"",
+        ),
+    ] {
+        let e = rejected_at(&bulk_with("").replace(field, value), path);
+        assert!(e.message.contains(allowed), "{e}");
+    }
+    for (extra, path, allowed) in [
+        (
+            "[queue]\ndiscipline = \"fifo\"",
+            "queue.discipline",
+            "droptail, hcf, red, sfq, drr, priority",
+        ),
+        (
+            "[tcp]\ncc = \"hybla\"",
+            "tcp.cc",
+            "reno, newreno, cubic, bic, vegas, dctcp",
+        ),
+        (
+            "[tcp]\nprofile = \"bsd\"",
+            "tcp.profile",
+            "rfc, linux, datacenter",
+        ),
+    ] {
+        let e = rejected_at(&bulk_with(extra), path);
+        assert!(e.message.contains(allowed), "{e}");
+    }
+    // A kind that is not a string at all (JSON NaN: Python's json.dumps).
+    let e = Scenario::from_json_str(r#"{"topology": {"kind": NaN}}"#).unwrap_err();
+    assert_eq!(e.path, "topology.kind");
+    assert!(e.message.contains("NaN"), "{e}");
+}
+
+#[test]
+fn errors_inside_a_workload_keep_their_exact_path() {
+    let text = bulk_with("[workload.tcp]\ncc = \"hybla\"");
+    let e = rejected_at(&text, "workload[0].tcp.cc");
+    assert!(e.message.contains("(line"), "TOML errors keep a line: {e}");
+    let e = rejected_at(&bulk_with("[workload.tcp]\nccc = 1"), "workload[0].tcp.ccc");
+    assert!(e.message.contains("not a field"), "{e}");
+    let e = rejected_at(
+        &bulk_with("").replace("src = \"h0\"\n", ""),
+        "workload[0].src",
+    );
+    assert!(e.message.starts_with("missing"), "{e}");
+}
+
+#[test]
+fn series_that_would_exhaust_memory_are_refused_up_front() {
+    let e = rejected_at(
+        &bulk_with("[metrics]\nthroughput_bin = \"1ps\"").replace("\"10ms\"", "\"10s\""),
+        "metrics.throughput_bin",
+    );
+    assert!(e.message.contains("max_series_rows"), "{e}");
+    let e = rejected_at(
+        &bulk_with("[metrics]\nqueue_sample = \"1ns\"").replace("\"10ms\"", "\"10s\""),
+        "metrics.queue_sample",
+    );
+    assert!(e.message.contains("rows"), "{e}");
+    // The user may raise the limit explicitly.
+    let text =
+        bulk_with("[metrics]\nqueue_sample = \"1ns\"\n[limits]\nmax_series_rows = 100000000000")
+            .replace("\"10ms\"", "\"10s\"");
+    let e = rejected_at(&text, "metrics.queue_sample");
+    assert!(e.message.contains("memory"), "rows are memory too: {e}");
+    let text = text.replace("[limits]", "[limits]\nmax_memory = \"100000GiB\"");
+    assert!(Scenario::from_toml_str(&text).is_ok());
+}
+
+#[test]
+fn a_queue_sampler_without_a_duration_is_sized_by_the_runs_estimated_length() {
+    // A 1000 s link delay makes a small transfer last hours: sampling it
+    // every 100 us would take hundreds of millions of rows.
+    let text = GOOD.replace("\"25us\"", "\"1000s\"") + "[metrics]\nqueue_sample = \"100us\"\n";
+    rejected_at(&text, "metrics.queue_sample");
+}
+
+#[test]
+fn workloads_that_would_run_for_ever_are_refused_up_front() {
+    let e = rejected_at(
+        &GOOD.replace("rounds = 2", "rounds = 4000000000"),
+        "workload[0]",
+    );
+    assert!(e.message.contains("max_packets"), "{e}");
+    let e = rejected_at(
+        &GOOD.replace("sru = \"256KiB\"", "block = \"1000GiB\""),
+        "workload[0]",
+    );
+    assert!(e.message.contains("rounds"), "{e}");
+    let short = SHORT.replace("count = 10", "count = 1000000");
+    let e = rejected_at(&short, "workload");
+    assert!(e.message.contains("max_flows"), "{e}");
+    let short = SHORT.replace("packets = 10", "packets = 1000000000");
+    rejected_at(&short, "workload[0]");
+    // A flow without a size sends for the whole duration.
+    let e = rejected_at(
+        &bulk_with("").replace("\"10ms\"", "\"1000000s\""),
+        "duration",
+    );
+    assert!(e.message.contains("packets"), "{e}");
+    let udp = bulk_with("[[workload]]\nkind = \"udp\"\nsrc = \"h1\"\ndst = \"h0\"\nrate = \"1Tbps\"\npacket_size = \"28B\"")
+        .replace("\"10ms\"", "\"10s\"");
+    rejected_at(&udp, "workload[1].rate");
+}
+
+#[test]
+fn a_fixed_hcf_period_far_shorter_than_the_run_is_refused() {
+    let text = bulk_with("[queue]\ndiscipline = \"hcf\"\n[queue.hcf]\nperiod = \"1ps\"")
+        .replace("\"10ms\"", "\"1s\"");
+    let e = rejected_at(&text, "queue.hcf.period");
+    assert!(e.message.contains("periods"), "{e}");
+}
+
+#[test]
+fn times_past_the_largest_are_refused_so_no_sum_wraps() {
+    // Time is u64 picoseconds: a start at 18,446,744 s plus any timer wrapped
+    // and aborted the flow.
+    let e = rejected_at(
+        &GOOD.replace("rounds = 2", "rounds = 2\nstart = \"18446744s\""),
+        "workload[0].start",
+    );
+    assert!(e.message.contains("1000000s"), "{e}");
+    let e = rejected_at(
+        &GOOD.replace("rounds = 2", "rounds = 2\nstart = \"20000000s\""),
+        "workload[0].start",
+    );
+    assert!(e.message.contains("too large"), "{e}");
+    let short = SHORT.replace(
+        "spread = \"1s\"",
+        "spread = \"999999s\"\nstart = \"999999s\"",
+    );
+    rejected_at(&short, "workload[0].spread");
+    rejected_at(&GOOD.replace("\"25us\"", "\"1000001s\""), "topology.delay");
+    rejected_at(
+        &bulk_with("[host]\nsend_jitter = \"1000001s\""),
+        "host.send_jitter",
+    );
+}
+
+#[test]
+fn timers_that_fire_at_once_or_never_give_up_are_refused() {
+    rejected_at(
+        &bulk_with("[tcp]\nmin_rto = \"0s\"\nmax_rto = \"0s\""),
+        "tcp.max_rto",
+    );
+    let e = rejected_at(
+        &bulk_with("[tcp]\nmax_retransmits = 256"),
+        "tcp.max_retransmits",
+    );
+    assert!(e.message.contains("255"), "{e}");
+    let e = rejected_at(
+        &bulk_with("[tcp]\nmax_rto = \"100000s\"\nmax_retransmits = 15"),
+        "tcp.max_rto",
+    );
+    assert!(e.message.contains("gives up"), "{e}");
+    rejected_at(
+        &bulk_with("[tcp]\nreceive_window = \"2GiB\""),
+        "tcp.receive_window",
+    );
+}
+
+#[test]
+fn a_port_too_small_for_its_hcf_split_is_refused_not_a_panic_in_build() {
+    // The port's own discipline and limit: the HP/LP split of 1 packet
+    // leaves LP empty (build used to panic on it).
+    let text = GOOD.replace(
+        "[[workload]]",
+        "[[port]]\nnode = \"sw\"\npeer = \"client\"\ndiscipline = \"hcf\"\nlimit = \"1pkt\"\n[[workload]]",
+    );
+    let e = rejected_at(&text, "port[0].limit");
+    assert!(e.message.contains("hp_share"), "{e}");
+}
+
+#[test]
+fn a_port_overridden_twice_is_refused() {
+    let port = "[[port]]\nnode = \"sw\"\npeer = \"s1\"\nlimit = \"20pkt\"\n";
+    let text = GOOD.replace("[[workload]]", &format!("{port}{port}[[workload]]"));
+    let e = rejected_at(&text, "port[1]");
+    assert!(e.message.contains("port[0]"), "{e}");
+}
+
+#[test]
+fn trace_flows_name_existing_flows_and_need_trace_on() {
+    rejected_at(
+        &bulk_with("[metrics]\ntrace_flows = [0]"),
+        "metrics.trace_flows",
+    );
+    let e = rejected_at(
+        &bulk_with("[metrics]\ntrace = true\ntrace_flows = [0, 7]"),
+        "metrics.trace_flows[1]",
+    );
+    assert!(e.message.contains("0 to 0"), "{e}");
+}
+
+#[test]
+fn the_simulator_refuses_a_handshake_setting_per_workload() {
+    let sc = Scenario::from_toml_str(&bulk_with("[workload.tcp]\nhandshake = false")).unwrap();
+    let e = crate::spec::build(&sc, None)
+        .err()
+        .expect("refused by the lowering");
+    assert_eq!(e.path, "workload[0].tcp.handshake");
+}
+
+#[test]
+fn every_message_is_one_line_even_a_toml_syntax_error() {
+    let e = Scenario::from_toml_str("[topology]\nhosts = [\"a\", \"b\"").unwrap_err();
+    assert!(!e.to_string().contains('\n'), "{e:?}");
+    assert!(!e.message.is_empty());
+}
+
+#[test]
+fn the_normalized_scenario_reads_back_as_itself() {
+    for text in [
+        GOOD.to_string(),
+        SHORT.to_string(),
+        bulk_with("[limits]\nmax_packets = 7000"),
+    ] {
+        let sc = Scenario::from_toml_str(&text).unwrap();
+        assert_eq!(Scenario::from_json_str(&sc.to_json()).unwrap(), sc);
+    }
+}
+
+/// The repository's root, for the shipped files.
+fn root() -> std::path::PathBuf {
+    std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn the_reference_scenario_in_the_docs_validates_as_written() {
+    let doc = std::fs::read_to_string(root().join("docs/scenario.md")).unwrap();
+    // The reference is the largest ```toml block.
+    let block = doc
+        .split("```toml\n")
+        .skip(1)
+        .filter_map(|b| b.split("\n```").next())
+        .max_by_key(|b| b.len())
+        .expect("a toml block");
+    let sc = Scenario::from_toml_str(block).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(sc.workloads.len(), 4, "every workload kind is shown");
+    crate::spec::build(&sc, None).unwrap_or_else(|e| panic!("{e}"));
+}
+
+#[test]
+fn every_shipped_scenario_fits_the_default_limits_with_room() {
+    let mut n = 0;
+    for dir in ["examples", "tests/golden/scenarios", "tests/python/data"] {
+        for entry in std::fs::read_dir(root().join(dir)).unwrap() {
+            let p = entry.unwrap().path();
+            if p.extension().is_none_or(|x| x != "toml") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&p).unwrap();
+            let sc = Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{p:?}: {e}"));
+            let est = sc.resolve().unwrap().estimate;
+            let l = LimitsSpec::default();
+            assert!(est.packets() * 10 <= l.max_packets, "{p:?}: {est:?}");
+            assert!(est.series_rows() * 5 <= l.max_series_rows, "{p:?}: {est:?}");
+            assert!(est.memory() * 10 <= l.max_memory.get(), "{p:?}: {est:?}");
+            n += 1;
+        }
+    }
+    assert!(n >= 8, "found {n} scenarios");
+}
+
+#[test]
+fn the_packet_estimate_of_an_incast_counts_every_rounds_segments() {
+    // 2 servers x 256 KiB in 1460-byte segments (180 each), their 100-byte
+    // requests (1 each) and one partial segment each, per round: 2 rounds;
+    // and 4 packets to open each of the 2 connections.
+    let sc = Scenario::from_toml_str(GOOD).unwrap();
+    let est = sc.resolve().unwrap().estimate;
+    let per_server = (256u64 << 10).div_ceil(1460);
+    assert_eq!(est.packets(), 2 * (2 * per_server + 2 + 2) + 2 * 4);
+}

@@ -2,9 +2,10 @@
 //! by `kind` before the other fields are read, so a field of another kind
 //! is refused by name and a missing one is named.
 
+use super::limits::check_time;
 use super::tagged::{self, Value};
 use super::ScenarioError;
-use crate::units::{BitsPerSec, Time};
+use crate::units::{BitsPerSec, Bytes, Time};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -254,6 +255,23 @@ impl TopologySpec {
         }
     }
 
+    /// Time for a packet of `size` from host `a` to host `b`: each link's
+    /// delay and the packet's serialization on it.
+    pub fn one_way(&self, hosts: &[String], a: &str, b: &str, size: Bytes) -> Time {
+        let hop = |rate: BitsPerSec, delay: Time| delay.saturating_add(rate.serialization(size));
+        match self {
+            TopologySpec::Star(t) => hop(t.rate, t.delay).times(2),
+            TopologySpec::Dumbbell(t) => {
+                let access = hop(t.rate, t.delay).times(2);
+                if self.switch_of(hosts, a) == self.switch_of(hosts, b) {
+                    access
+                } else {
+                    access.saturating_add(hop(t.bottleneck_rate, t.bottleneck_delay))
+                }
+            }
+        }
+    }
+
     /// Whether `a` and `b` are the two ends of a link.
     pub fn linked(&self, hosts: &[String], a: &str, b: &str) -> bool {
         let is_host = |n: &str| hosts.iter().any(|h| h == n);
@@ -275,6 +293,15 @@ impl TopologySpec {
                 "topology",
                 format!("{count} hosts; expected at most {max_hosts} (static routing tables grow as hosts x nodes; [limits] max_hosts raises the bound)"),
             ));
+        }
+        let delays: &[(&str, Time)] = match self {
+            TopologySpec::Star(t) => &[("delay", t.delay)],
+            TopologySpec::Dumbbell(t) => {
+                &[("delay", t.delay), ("bottleneck_delay", t.bottleneck_delay)]
+            }
+        };
+        for (f, d) in delays {
+            check_time(&format!("topology.{f}"), *d)?;
         }
         match self {
             TopologySpec::Star(t) => {

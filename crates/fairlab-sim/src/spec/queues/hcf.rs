@@ -2,6 +2,7 @@
 //! the baseline of the HCF study (Section V-B).
 
 use super::{check_number, Buffer};
+use crate::spec::limits::check_time;
 use crate::spec::ScenarioError;
 use crate::units::{Bytes, Time};
 use serde::de::{self, Visitor};
@@ -145,11 +146,14 @@ impl HcfSpec {
             |v| v > 0.0 && v < 1.0,
             "a fraction strictly between 0 and 1",
         )?;
-        if self.period == HcfPeriod::Fixed(Time::ZERO) {
-            return Err(err(
-                "period",
-                "\"0s\" is not a priority period; expected \"dynamic\" or a positive duration such as \"1ms\"".into(),
-            ));
+        if let HcfPeriod::Fixed(t) = self.period {
+            if t == Time::ZERO {
+                return Err(err(
+                    "period",
+                    "\"0s\" is not a priority period; expected \"dynamic\" or a positive duration such as \"1ms\"".into(),
+                ));
+            }
+            check_time(&format!("{path}.period"), t)?;
         }
         Ok(())
     }

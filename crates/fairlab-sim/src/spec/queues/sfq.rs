@@ -2,6 +2,7 @@
 //! buckets and a 10 s perturbation (Linux's defaults are 128 buckets and
 //! perturbation off; McKenney suggests seconds).
 
+use crate::spec::limits::check_time;
 use crate::spec::ScenarioError;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
@@ -26,9 +27,24 @@ impl Default for SfqSpec {
     }
 }
 
+/// The shortest perturbation: each one moves every queued packet to its
+/// new bucket, so much more often than this turns it into per-packet work
+/// (Linux counts the period in whole seconds; McKenney suggests seconds).
+pub const MIN_PERTURB: Time = Time::from_ms(1);
+
 impl SfqSpec {
     pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
-        check_buckets(path, self.buckets)
+        check_buckets(path, self.buckets)?;
+        if self.perturb > Time::ZERO && self.perturb < MIN_PERTURB {
+            return Err(ScenarioError::new(
+                format!("{path}.perturb"),
+                format!(
+                    "\"{}\" is too short; expected \"0s\" (off) or at least \"{MIN_PERTURB}\"",
+                    self.perturb
+                ),
+            ));
+        }
+        check_time(&format!("{path}.perturb"), self.perturb)
     }
 }
 

@@ -1,0 +1,899 @@
+//! Scenario cases for the fuzzer: whole scenarios generated field by field
+//! (valid-looking structure, every kind of topology, discipline and
+//! workload, with an extreme or invalid value now and then), and mutations
+//! of the shipped scenarios (values flipped to zero, negative, huge, NaN,
+//! the wrong type or a wrong name; tables dropped or duplicated; keys
+//! added). Case `i` of seed `s` is the same on every machine.
+
+use fairlab_sim::engine::Rng;
+use std::path::Path;
+use toml::{Table, Value};
+
+/// How a case is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Toml,
+    Json,
+}
+
+#[derive(Clone, Debug)]
+pub struct Case {
+    pub text: String,
+    pub format: Format,
+    /// Where it came from: "generated" or the mutated file's name.
+    pub origin: String,
+}
+
+/// The scenarios mutations start from.
+pub struct Corpus {
+    pub files: Vec<(String, Table)>,
+}
+
+impl Corpus {
+    /// Every shipped and test scenario under the repository root.
+    pub fn load(root: &Path) -> Corpus {
+        let mut files = Vec::new();
+        for dir in ["examples", "tests/golden/scenarios", "tests/python/data"] {
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
+            let mut paths: Vec<_> = entries
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            paths.sort();
+            for p in paths {
+                let text = std::fs::read_to_string(&p).expect("readable");
+                let table: Table = toml::from_str(&text).expect("shipped scenarios parse as TOML");
+                let name = p.strip_prefix(root).unwrap_or(&p).display().to_string();
+                files.push((name, table));
+            }
+        }
+        Corpus { files }
+    }
+}
+
+/// A NaN or infinity in JSON text (which has neither): written as this
+/// string, then replaced by the bare token Python's json.dumps would write.
+const NAN_MARK: &str = "__fuzz_nan__";
+const INF_MARK: &str = "__fuzz_inf__";
+
+struct G {
+    rng: Rng,
+}
+
+impl G {
+    fn below(&mut self, n: usize) -> usize {
+        if n <= 1 {
+            0
+        } else {
+            self.rng.below_inclusive(n as u64 - 1) as usize
+        }
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        self.rng.next_f64() < p
+    }
+    fn pick<T: Clone>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len())].clone()
+    }
+    fn s(&mut self, xs: &[&str]) -> Value {
+        Value::String(self.pick(xs).to_string())
+    }
+
+    /// Usually a sensible value from `good`, sometimes a bad or extreme one.
+    fn choose(&mut self, good: &[&str], bad: &[&str]) -> Value {
+        if self.chance(0.04) {
+            if self.chance(0.3) {
+                self.anything()
+            } else {
+                self.s(bad)
+            }
+        } else {
+            self.s(good)
+        }
+    }
+    /// Like `choose`, and sometimes a valid but very large value from `big`
+    /// (what the limits are for).
+    fn sized(&mut self, good: &[&str], bad: &[&str], big: &[&str]) -> Value {
+        if self.chance(0.05) {
+            self.s(big)
+        } else {
+            self.choose(good, bad)
+        }
+    }
+    fn count(&mut self, good: &[i64]) -> Value {
+        if self.chance(0.05) {
+            Value::Integer(self.pick(BIG_COUNTS))
+        } else {
+            self.int(good)
+        }
+    }
+    fn int(&mut self, good: &[i64]) -> Value {
+        if self.chance(0.04) {
+            if self.chance(0.3) {
+                self.anything()
+            } else {
+                Value::Integer(self.pick(BAD_INTS))
+            }
+        } else {
+            Value::Integer(self.pick(good))
+        }
+    }
+    fn float(&mut self, good: &[f64]) -> Value {
+        if self.chance(0.05) {
+            if self.chance(0.3) {
+                self.anything()
+            } else {
+                Value::Float(self.pick(BAD_FLOATS))
+            }
+        } else {
+            Value::Float(self.pick(good))
+        }
+    }
+    fn boolean(&mut self) -> Value {
+        if self.chance(0.05) {
+            self.anything()
+        } else {
+            Value::Boolean(self.chance(0.5))
+        }
+    }
+
+    /// A value of any type and size.
+    fn anything(&mut self) -> Value {
+        match self.below(9) {
+            0 => Value::Integer(self.pick(BAD_INTS)),
+            1 => Value::Float(self.pick(BAD_FLOATS)),
+            2 => Value::Boolean(self.chance(0.5)),
+            3 => Value::String(String::new()),
+            4 => self.s(TIMES_BAD),
+            5 => self.s(SIZES_BAD),
+            6 => self.s(RATES_BAD),
+            7 => Value::Array(vec![Value::Integer(1), Value::String("x".into())]),
+            _ => {
+                let mut t = Table::new();
+                t.insert("x".into(), Value::Integer(1));
+                Value::Table(t)
+            }
+        }
+    }
+}
+
+const TIMES_OK: &[&str] = &["0s", "1us", "5us", "25us", "100us", "1ms", "10ms", "50ms"];
+const TIMES_BAD: &[&str] = &[
+    "1ps",
+    "1ns",
+    "0",
+    "-1ms",
+    "1e3s",
+    "abc",
+    "",
+    "0.5ps",
+    "1000000s",
+    "1000001s",
+    "18446744s",
+    "99999999999s",
+    "3min",
+    "20000000s",
+];
+const TIMES_BIG: &[&str] = &["10s", "100s", "1000s", "100000s", "1000000s"];
+const PERIODS_SMALL: &[&str] = &["1ps", "1ns", "10ns", "1us"];
+const SIZES_BIG: &[&str] = &["100MiB", "1GiB", "100GiB", "1000GiB"];
+const RATES_BIG: &[&str] = &["1Tbps", "100Gbps", "400Gbps"];
+const BIG_COUNTS: &[i64] = &[10_000, 100_000, 1_000_000, 1 << 30, 4294967295];
+const DURATIONS_OK: &[&str] = &["10ms", "20ms", "50ms", "100ms", "200ms"];
+const RATES_OK: &[&str] = &["1Gbps", "10Gbps", "100Mbps", "40Gbps"];
+const RATES_BAD: &[&str] = &[
+    "1bps",
+    "9600bps",
+    "1kbps",
+    "1Tbps",
+    "100Tbps",
+    "0bps",
+    "-1Gbps",
+    "fast",
+    "1G",
+    "18446744073709551615bps",
+    "2.5Gbps",
+];
+const SIZES_BAD: &[&str] = &[
+    "0B",
+    "1B",
+    "39B",
+    "1TiB",
+    "1GiB",
+    "18446744073709551615B",
+    "-1B",
+    "1.5B",
+    "abc",
+    "",
+    "99999999999999999999B",
+];
+const BUFFERS_OK: &[&str] = &["64KiB", "32KiB", "20pkt", "100pkt", "1000pkt", "16KiB"];
+const BUFFERS_BAD: &[&str] = &[
+    "0pkt",
+    "1pkt",
+    "1B",
+    "4294967295pkt",
+    "4294967296pkt",
+    "1GiB",
+    "1TiB",
+    "0B",
+    "-1pkt",
+];
+const BAD_INTS: &[i64] = &[
+    0,
+    -1,
+    1,
+    255,
+    256,
+    65536,
+    65537,
+    1 << 20,
+    4294967295,
+    4294967296,
+    i64::MAX,
+    i64::MIN,
+];
+const BAD_FLOATS: &[f64] = &[
+    0.0,
+    -1.0,
+    1.0,
+    2.0,
+    1e-300,
+    1e300,
+    f64::NAN,
+    f64::INFINITY,
+    f64::NEG_INFINITY,
+];
+const NAMES_BAD: &[&str] = &["", "sw", "swL", "nobody", "h99", "client"];
+
+/// A whole scenario, field by field.
+fn generate(g: &mut G) -> Table {
+    let mut sc = Table::new();
+    if g.chance(0.5) {
+        sc.insert("seed".into(), g.int(&[1, 2, 3, 42]));
+    }
+    if g.chance(0.85) {
+        sc.insert(
+            "duration".into(),
+            g.sized(DURATIONS_OK, TIMES_BAD, TIMES_BIG),
+        );
+    }
+    // Topology.
+    let mut topo = Table::new();
+    let star = g.chance(0.55);
+    let hosts: Vec<String>;
+    if star {
+        topo.insert("kind".into(), Value::String("star".into()));
+        let n = 2 + g.below(6);
+        if g.chance(0.5) {
+            hosts = (0..n).map(|i| format!("h{i}")).collect();
+            topo.insert("hosts".into(), g.count(&[n as i64]));
+        } else {
+            hosts = (0..n)
+                .map(|i| {
+                    if i == 0 {
+                        "client".into()
+                    } else {
+                        format!("s{i}")
+                    }
+                })
+                .collect();
+            topo.insert(
+                "hosts".into(),
+                Value::Array(hosts.iter().map(|h| Value::String(h.clone())).collect()),
+            );
+        }
+    } else {
+        topo.insert("kind".into(), Value::String("dumbbell".into()));
+        let (l, r) = (1 + g.below(4), 1 + g.below(4));
+        topo.insert("left".into(), g.count(&[l as i64]));
+        topo.insert("right".into(), g.int(&[r as i64]));
+        let mut h: Vec<String> = (0..l).map(|i| format!("l{i}")).collect();
+        h.extend((0..r).map(|i| format!("r{i}")));
+        hosts = h;
+        topo.insert(
+            "bottleneck_rate".into(),
+            g.sized(RATES_OK, RATES_BAD, RATES_BIG),
+        );
+        topo.insert("bottleneck_delay".into(), g.choose(TIMES_OK, TIMES_BAD));
+    }
+    topo.insert("rate".into(), g.sized(RATES_OK, RATES_BAD, RATES_BIG));
+    topo.insert("delay".into(), g.sized(TIMES_OK, TIMES_BAD, TIMES_BIG));
+    if g.chance(0.03) {
+        topo.remove(if g.chance(0.5) { "rate" } else { "kind" });
+    }
+    if g.chance(0.03) {
+        topo.insert("kind".into(), g.s(&["ring", "Star", "", "fat-tree"]));
+    }
+    sc.insert("topology".into(), Value::Table(topo));
+
+    // Queues.
+    if g.chance(0.8) {
+        let mut q = Table::new();
+        let disc = g.choose(
+            &["droptail", "hcf", "red", "sfq", "drr", "priority"],
+            &["fifo", "HCF", "", "codel"],
+        );
+        q.insert("discipline".into(), disc);
+        q.insert(
+            "limit".into(),
+            g.sized(
+                BUFFERS_OK,
+                BUFFERS_BAD,
+                &["1GiB", "1000000pkt", "4294967295pkt"],
+            ),
+        );
+        if g.chance(0.2) {
+            q.insert(
+                "ecn_threshold".into(),
+                g.choose(&["16KiB", "10pkt"], BUFFERS_BAD),
+            );
+        }
+        if g.chance(0.5) {
+            let mut t = Table::new();
+            t.insert("bins".into(), g.count(&[1, 4, 20, 64]));
+            t.insert("c0".into(), g.int(&[1, 2, 3]));
+            t.insert(
+                "period".into(),
+                g.sized(&["dynamic", "1ms", "10ms"], TIMES_BAD, PERIODS_SMALL),
+            );
+            t.insert("hashes".into(), g.int(&[1, 2, 3]));
+            t.insert("hp_share".into(), g.float(&[0.25, 0.5, 0.75]));
+            t.insert("byte_credits".into(), g.boolean());
+            t.insert("swap".into(), g.boolean());
+            q.insert("hcf".into(), Value::Table(thin(g, t)));
+        }
+        if g.chance(0.4) {
+            let mut t = Table::new();
+            t.insert("min_th".into(), g.float(&[1.0, 5.0, 10.0]));
+            t.insert("max_th".into(), g.float(&[15.0, 30.0]));
+            t.insert("max_p".into(), g.float(&[0.02, 0.1, 0.5]));
+            t.insert("w_q".into(), g.float(&[0.002, 0.01]));
+            t.insert("gentle".into(), g.boolean());
+            t.insert("ecn".into(), g.boolean());
+            q.insert("red".into(), Value::Table(thin(g, t)));
+        }
+        if g.chance(0.4) {
+            let mut t = Table::new();
+            t.insert("buckets".into(), g.int(&[1, 16, 128, 1024]));
+            t.insert(
+                "perturb".into(),
+                g.sized(&["0s", "1ms", "10s"], TIMES_BAD, PERIODS_SMALL),
+            );
+            q.insert("sfq".into(), Value::Table(thin(g, t)));
+        }
+        if g.chance(0.4) {
+            let mut t = Table::new();
+            t.insert("buckets".into(), g.int(&[1, 16, 128, 1024]));
+            t.insert(
+                "quantum".into(),
+                g.choose(&["1500B", "3000B", "9000B"], SIZES_BAD),
+            );
+            q.insert("drr".into(), Value::Table(thin(g, t)));
+        }
+        if g.chance(0.4) {
+            let mut t = Table::new();
+            t.insert(
+                "high".into(),
+                g.choose(&["control", "udp"], &["udpp", "tcp", ""]),
+            );
+            t.insert("high_share".into(), g.float(&[0.1, 0.5, 0.9]));
+            q.insert("priority".into(), Value::Table(thin(g, t)));
+        }
+        sc.insert("queue".into(), Value::Table(q));
+    }
+    let sw: &[&str] = if star { &["sw"] } else { &["swL", "swR"] };
+    if g.chance(0.3) {
+        let mut ports = Vec::new();
+        for _ in 0..1 + g.below(2) {
+            let mut p = Table::new();
+            let (node, peer) = if g.chance(0.5) {
+                (g.pick(sw).to_string(), g.pick(&hosts))
+            } else {
+                (g.pick(&hosts), g.pick(sw).to_string())
+            };
+            p.insert("node".into(), g.choose(&[node.as_str()], NAMES_BAD));
+            p.insert("peer".into(), g.choose(&[peer.as_str()], NAMES_BAD));
+            if g.chance(0.5) {
+                p.insert(
+                    "discipline".into(),
+                    g.choose(
+                        &["droptail", "hcf", "red", "sfq", "drr", "priority"],
+                        &["x"],
+                    ),
+                );
+            }
+            if g.chance(0.6) {
+                p.insert("limit".into(), g.choose(BUFFERS_OK, BUFFERS_BAD));
+            }
+            if g.chance(0.2) {
+                p.insert("ecn_threshold".into(), g.choose(&["8KiB"], BUFFERS_BAD));
+            }
+            ports.push(Value::Table(p));
+        }
+        sc.insert("port".into(), Value::Array(ports));
+    }
+    if g.chance(0.3) {
+        let mut h = Table::new();
+        h.insert(
+            "nic_queue".into(),
+            g.choose(&["1000pkt", "100pkt", "1MiB"], BUFFERS_BAD),
+        );
+        h.insert(
+            "send_jitter".into(),
+            g.sized(&["0us", "1us", "2us"], TIMES_BAD, TIMES_BIG),
+        );
+        sc.insert("host".into(), Value::Table(thin(g, h)));
+    }
+    if g.chance(0.6) {
+        sc.insert("tcp".into(), Value::Table(tcp_table(g)));
+    }
+    // Workloads.
+    let mut wls = Vec::new();
+    for _ in 0..1 + g.below(3) {
+        wls.push(Value::Table(workload(g, &hosts)));
+    }
+    if !g.chance(0.02) {
+        sc.insert("workload".into(), Value::Array(wls));
+    }
+    if g.chance(0.4) {
+        let mut m = Table::new();
+        if g.chance(0.6) {
+            m.insert(
+                "throughput_bin".into(),
+                g.sized(&["1ms", "10ms", "100us"], TIMES_BAD, PERIODS_SMALL),
+            );
+        }
+        if g.chance(0.6) {
+            m.insert(
+                "queue_sample".into(),
+                g.sized(&["100us", "1ms", "50us"], TIMES_BAD, PERIODS_SMALL),
+            );
+        }
+        if g.chance(0.4) {
+            m.insert("trace".into(), g.boolean());
+            if g.chance(0.5) {
+                m.insert(
+                    "trace_flows".into(),
+                    Value::Array(vec![g.int(&[0, 1]), g.int(&[2, 3])]),
+                );
+            }
+        }
+        sc.insert("metrics".into(), Value::Table(m));
+    }
+    if g.chance(0.05) {
+        let mut l = Table::new();
+        l.insert("max_packets".into(), g.int(&[1000, 100_000]));
+        l.insert("max_series_rows".into(), g.int(&[10, 1_000_000]));
+        l.insert("max_memory".into(), g.choose(&["1GiB", "64MiB"], SIZES_BAD));
+        sc.insert("limits".into(), Value::Table(thin(g, l)));
+    }
+    if g.chance(0.03) {
+        sc.insert(
+            g.pick(&["extra", "workloads", "Topology"]).into(),
+            g.anything(),
+        );
+    }
+    sc
+}
+
+/// Drops some of a table's fields (they have defaults).
+fn thin(g: &mut G, mut t: Table) -> Table {
+    let keys: Vec<String> = t.keys().cloned().collect();
+    for k in keys {
+        if g.chance(0.4) {
+            t.remove(&k);
+        }
+    }
+    t
+}
+
+fn tcp_table(g: &mut G) -> Table {
+    let mut t = Table::new();
+    t.insert(
+        "profile".into(),
+        g.choose(&["rfc", "linux", "datacenter"], &["bsd", ""]),
+    );
+    t.insert(
+        "cc".into(),
+        g.choose(
+            &["reno", "newreno", "cubic", "bic", "vegas", "dctcp"],
+            &["hybla", "Cubic", ""],
+        ),
+    );
+    t.insert(
+        "mss".into(),
+        g.choose(&["1460B", "536B", "9000B"], SIZES_BAD),
+    );
+    t.insert("initial_window".into(), g.count(&[1, 3, 10]));
+    t.insert(
+        "receive_window".into(),
+        g.sized(&["64KiB", "1MiB", "16MiB"], SIZES_BAD, SIZES_BIG),
+    );
+    t.insert(
+        "min_rto".into(),
+        g.sized(
+            &["200ms", "1ms", "200us", "0s"],
+            TIMES_BAD,
+            &["1ps", "1ns", "1000s"],
+        ),
+    );
+    t.insert(
+        "max_rto".into(),
+        g.sized(&["60s", "1s", "120s"], TIMES_BAD, TIMES_BIG),
+    );
+    t.insert(
+        "initial_rto".into(),
+        g.sized(&["1s", "3s", "10ms"], TIMES_BAD, &["1ps", "1ns", "1000s"]),
+    );
+    t.insert(
+        "resolution".into(),
+        g.choose(
+            &["jiffy", "1us", "1ms"],
+            &["jiffie", "0s", "1ps", "1000000s"],
+        ),
+    );
+    t.insert("hz".into(), g.int(&[100, 250, 1000]));
+    t.insert(
+        "clock_granularity".into(),
+        g.choose(&["1ms", "1us", "0s"], TIMES_BAD),
+    );
+    t.insert("delayed_ack".into(), g.boolean());
+    t.insert(
+        "delayed_ack_timeout".into(),
+        g.sized(&["40ms", "1ms"], TIMES_BAD, &["1ps", "1000s"]),
+    );
+    t.insert("dupack_threshold".into(), g.int(&[1, 3, 5]));
+    t.insert("slow_start_after_idle".into(), g.boolean());
+    t.insert("cwnd_validation".into(), g.boolean());
+    t.insert("sack".into(), g.boolean());
+    t.insert("ecn".into(), g.boolean());
+    t.insert("randomize_rto".into(), g.boolean());
+    t.insert("rtt_timestamps".into(), g.boolean());
+    t.insert("max_retransmits".into(), g.count(&[3, 15, 100]));
+    t.insert("handshake".into(), g.boolean());
+    // Mostly a few overrides, as people write them.
+    let keys: Vec<String> = t.keys().cloned().collect();
+    for k in keys {
+        if g.chance(0.8) {
+            t.remove(&k);
+        }
+    }
+    t
+}
+
+fn workload(g: &mut G, hosts: &[String]) -> Table {
+    let mut w = Table::new();
+    let kind = g.choose(
+        &["incast", "bulk", "short", "udp"],
+        &["Incast", "", "flood"],
+    );
+    let k = kind.as_str().unwrap_or("").to_string();
+    w.insert("kind".into(), kind);
+    let host = |g: &mut G| -> Value {
+        let h = g.pick(hosts);
+        g.choose(&[h.as_str()], NAMES_BAD)
+    };
+    // A source and another host as destination (mostly).
+    let pair = |g: &mut G, w: &mut Table| {
+        let i = g.below(hosts.len());
+        let j = (i + 1 + g.below(hosts.len() - 1)) % hosts.len();
+        w.insert("src".into(), g.choose(&[hosts[i].as_str()], NAMES_BAD));
+        w.insert("dst".into(), g.choose(&[hosts[j].as_str()], NAMES_BAD));
+    };
+    if g.chance(0.4) {
+        w.insert(
+            "start".into(),
+            g.sized(&["0s", "1ms", "5ms"], TIMES_BAD, TIMES_BIG),
+        );
+    }
+    match k.as_str() {
+        "incast" => {
+            let client = hosts[0].clone();
+            w.insert("client".into(), g.choose(&[client.as_str()], NAMES_BAD));
+            if g.chance(0.3) {
+                let n = 1 + g.below(hosts.len().saturating_sub(1).max(1));
+                let mut servers: Vec<Value> = hosts[1..=n.min(hosts.len() - 1)]
+                    .iter()
+                    .map(|h| Value::String(h.clone()))
+                    .collect();
+                if g.chance(0.1) {
+                    servers.push(host(g));
+                }
+                w.insert("servers".into(), Value::Array(servers));
+            } else if g.chance(0.3) {
+                w.insert("servers".into(), g.choose(&["all"], &["none", "*"]));
+            }
+            if g.chance(0.8) {
+                w.insert(
+                    "sru".into(),
+                    g.sized(&["32KiB", "64KiB", "256KiB"], SIZES_BAD, SIZES_BIG),
+                );
+            } else {
+                w.insert(
+                    "block".into(),
+                    g.sized(&["256KiB", "1MiB"], SIZES_BAD, SIZES_BIG),
+                );
+            }
+            w.insert("rounds".into(), g.count(&[1, 2, 3]));
+            if g.chance(0.3) {
+                w.insert("request".into(), g.choose(&["100B", "2KiB"], SIZES_BAD));
+            }
+            if g.chance(0.2) {
+                w.insert(
+                    "response_jitter".into(),
+                    g.sized(&["0us", "10us"], TIMES_BAD, TIMES_BIG),
+                );
+            }
+        }
+        "bulk" => {
+            pair(g, &mut w);
+            if g.chance(0.6) {
+                w.insert(
+                    "size".into(),
+                    g.sized(&["64KiB", "1MiB", "100KiB"], SIZES_BAD, SIZES_BIG),
+                );
+            }
+        }
+        "short" => {
+            pair(g, &mut w);
+            w.insert("count".into(), g.count(&[1, 5, 20]));
+            if g.chance(0.7) {
+                w.insert("packets".into(), g.count(&[1, 10]));
+            } else {
+                w.insert("size".into(), g.choose(&["14600B", "1KiB"], SIZES_BAD));
+            }
+            w.insert(
+                "spread".into(),
+                g.sized(&["0s", "10ms", "1ms"], TIMES_BAD, TIMES_BIG),
+            );
+        }
+        _ => {
+            pair(g, &mut w);
+            w.insert(
+                "rate".into(),
+                g.sized(&["5Mbps", "100Mbps", "1Mbps"], RATES_BAD, RATES_BIG),
+            );
+            if g.chance(0.5) {
+                w.insert(
+                    "arrivals".into(),
+                    g.choose(&["poisson", "periodic"], &["bursty", ""]),
+                );
+            }
+            if g.chance(0.4) {
+                w.insert(
+                    "packet_size".into(),
+                    g.choose(&["1500B", "64B", "9000B"], SIZES_BAD),
+                );
+            }
+        }
+    }
+    if k != "udp" && g.chance(0.15) {
+        w.insert("tcp".into(), Value::Table(tcp_table(g)));
+    }
+    if g.chance(0.04) {
+        // A field of another kind.
+        let f = g.pick(&["src", "client", "count", "rate", "rounds", "spread", "sru"]);
+        w.insert(f.into(), Value::Integer(3));
+    }
+    w
+}
+
+/// Every (path, value) leaf and table of `t`, for mutation.
+fn paths(v: &Value, prefix: &mut Vec<Key>, out: &mut Vec<Vec<Key>>) {
+    match v {
+        Value::Table(t) => {
+            for (k, x) in t {
+                prefix.push(Key::Name(k.clone()));
+                out.push(prefix.clone());
+                paths(x, prefix, out);
+                prefix.pop();
+            }
+        }
+        Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                prefix.push(Key::Index(i));
+                out.push(prefix.clone());
+                paths(x, prefix, out);
+                prefix.pop();
+            }
+        }
+        _ => {}
+    }
+}
+
+#[derive(Clone, Debug)]
+enum Key {
+    Name(String),
+    Index(usize),
+}
+
+fn get_mut<'a>(v: &'a mut Value, path: &[Key]) -> Option<&'a mut Value> {
+    let mut cur = v;
+    for k in path {
+        cur = match (k, cur) {
+            (Key::Name(n), Value::Table(t)) => t.get_mut(n)?,
+            (Key::Index(i), Value::Array(a)) => a.get_mut(*i)?,
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// A value like `v` but wrong or extreme.
+fn mutate_value(g: &mut G, v: &Value) -> Value {
+    if g.chance(0.2) {
+        return g.anything();
+    }
+    match v {
+        Value::String(s) => {
+            if g.chance(0.25) {
+                // A wrong name: a letter changed, the case changed, or empty.
+                let mut s = s.clone();
+                match g.below(3) {
+                    0 => s.push('x'),
+                    1 => s = s.to_uppercase(),
+                    _ => s.clear(),
+                }
+                return Value::String(s);
+            }
+            let t = s.trim();
+            let pool: &[&str] = if t.ends_with("bps") {
+                RATES_BAD
+            } else if t.ends_with("pkt") {
+                BUFFERS_BAD
+            } else if t.ends_with('B') {
+                SIZES_BAD
+            } else if t.ends_with('s') {
+                TIMES_BAD
+            } else {
+                NAMES_BAD
+            };
+            g.s(pool)
+        }
+        Value::Integer(_) => Value::Integer(g.pick(BAD_INTS)),
+        Value::Float(_) => Value::Float(g.pick(BAD_FLOATS)),
+        Value::Boolean(b) => {
+            if g.chance(0.5) {
+                Value::Boolean(!b)
+            } else {
+                Value::String(b.to_string())
+            }
+        }
+        Value::Array(a) => {
+            let mut a = a.clone();
+            if !a.is_empty() && g.chance(0.5) {
+                let x = a[g.below(a.len())].clone();
+                a.push(x);
+            } else {
+                a.clear();
+            }
+            Value::Array(a)
+        }
+        Value::Table(_) => g.anything(),
+        Value::Datetime(_) => g.anything(),
+    }
+}
+
+fn mutate(g: &mut G, sc: &mut Table) {
+    let mut root = Value::Table(std::mem::take(sc));
+    for _ in 0..1 + g.below(3) {
+        let mut all = Vec::new();
+        paths(&root, &mut Vec::new(), &mut all);
+        if all.is_empty() {
+            break;
+        }
+        let path = all[g.below(all.len())].clone();
+        let (parent_path, last) = path.split_at(path.len() - 1);
+        match g.below(10) {
+            // Drop the field or table.
+            0 => {
+                if let Some(parent) = get_mut(&mut root, parent_path) {
+                    match (parent, &last[0]) {
+                        (Value::Table(t), Key::Name(n)) => {
+                            t.remove(n);
+                        }
+                        (Value::Array(a), Key::Index(i)) if *i < a.len() => {
+                            a.remove(*i);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            // Duplicate an element of an array (a workload, a port).
+            1 => {
+                if let Some(Value::Array(a)) = get_mut(&mut root, parent_path) {
+                    if let Key::Index(i) = last[0] {
+                        let x = a[i].clone();
+                        a.push(x);
+                    }
+                }
+            }
+            // Add an unknown key beside it.
+            2 => {
+                if let Some(Value::Table(t)) = get_mut(&mut root, parent_path) {
+                    t.insert(
+                        g.pick(&["extra", "Rate", "kind2"]).into(),
+                        Value::Integer(1),
+                    );
+                }
+            }
+            // Scale a count up (huge workloads).
+            3 => {
+                if let Some(v) = get_mut(&mut root, &path) {
+                    if let Value::Integer(n) = v {
+                        *n = n.saturating_mul(g.pick(&[1000, 1_000_000, 1 << 32]));
+                    } else {
+                        *v = mutate_value(g, v);
+                    }
+                }
+            }
+            _ => {
+                if let Some(v) = get_mut(&mut root, &path) {
+                    *v = mutate_value(g, v);
+                }
+            }
+        }
+    }
+    if let Value::Table(t) = root {
+        *sc = t;
+    }
+}
+
+/// Replaces NaN and infinite floats by marker strings (JSON has neither).
+fn mark_specials(v: &mut Value) {
+    match v {
+        Value::Float(f) if f.is_nan() => *v = Value::String(NAN_MARK.into()),
+        Value::Float(f) if f.is_infinite() => *v = Value::String(INF_MARK.into()),
+        Value::Table(t) => t.iter_mut().for_each(|(_, x)| mark_specials(x)),
+        Value::Array(a) => a.iter_mut().for_each(mark_specials),
+        _ => {}
+    }
+}
+
+/// Case `index` of `seed`.
+pub fn case(seed: u64, index: u64, corpus: &Corpus) -> Case {
+    let mut g = G {
+        rng: Rng::stream(seed, &[index]),
+    };
+    let (origin, mut table) = if corpus.files.is_empty() || g.chance(0.6) {
+        ("generated".to_string(), generate(&mut g))
+    } else {
+        let (name, t) = corpus.files[g.below(corpus.files.len())].clone();
+        (name, t)
+    };
+    if origin != "generated" || g.chance(0.15) {
+        mutate(&mut g, &mut table);
+    }
+    let format = if g.chance(0.25) {
+        Format::Json
+    } else {
+        Format::Toml
+    };
+    let mut text = match format {
+        Format::Toml => toml::to_string(&table).unwrap_or_default(),
+        Format::Json => {
+            let mut v = Value::Table(table);
+            mark_specials(&mut v);
+            serde_json::to_string(&v)
+                .expect("a TOML value is JSON")
+                .replace(&format!("\"{NAN_MARK}\""), "NaN")
+                .replace(&format!("\"{INF_MARK}\""), "Infinity")
+        }
+    };
+    // Now and then, text that is not a scenario at all.
+    if g.chance(0.02) && !text.is_empty() {
+        let cut = g.below(text.len());
+        let cut = (0..=cut)
+            .rev()
+            .find(|&i| text.is_char_boundary(i))
+            .unwrap_or(0);
+        text.truncate(cut);
+    }
+    Case {
+        text,
+        format,
+        origin,
+    }
+}

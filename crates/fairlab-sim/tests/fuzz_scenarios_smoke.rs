@@ -1,0 +1,73 @@
+//! A few hundred cases of the scenario fuzzer (examples/fuzz_scenarios) in
+//! the test build: no panic, every refusal one line naming a field, every
+//! accepted case runs to the end under small limits. The full fuzzer, with
+//! its time and memory bounds, is `cargo run --release --example
+//! fuzz_scenarios` (docs/scenario.md).
+
+#[path = "../examples/fuzz_scenarios/gen.rs"]
+mod gen;
+
+use fairlab_sim::spec::{LimitsSpec, Scenario};
+use fairlab_sim::units::Bytes;
+use std::panic::{self, AssertUnwindSafe};
+
+/// Small enough that a debug build runs an accepted case in well under a second.
+fn small() -> LimitsSpec {
+    LimitsSpec {
+        max_packets: 5_000,
+        max_series_rows: 50_000,
+        max_memory: Bytes(64 << 20),
+        max_hosts: 200,
+        max_flows: 500,
+    }
+}
+
+#[test]
+fn fuzzed_scenarios_are_refused_in_one_line_or_run_to_the_end() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let corpus = gen::Corpus::load(&root);
+    assert!(corpus.files.len() >= 8, "the shipped scenarios are found");
+    let (mut refused, mut ran) = (0, 0);
+    for i in 0..1500 {
+        let c = gen::case(20240601, i, &corpus);
+        let parsed = panic::catch_unwind(|| match c.format {
+            gen::Format::Toml => Scenario::from_toml_str(&c.text),
+            gen::Format::Json => Scenario::from_json_str(&c.text),
+        });
+        let mut sc = match parsed {
+            Err(_) => panic!(
+                "case {i} ({}) panicked while parsing:\n{}",
+                c.origin, c.text
+            ),
+            Ok(Err(e)) => {
+                let msg = e.to_string();
+                assert!(!msg.contains('\n'), "case {i}: {msg:?}");
+                assert!(
+                    !e.path.is_empty() || msg.contains("line"),
+                    "case {i} names no field: {msg}\n{}",
+                    c.text
+                );
+                refused += 1;
+                continue;
+            }
+            Ok(Ok(sc)) => sc,
+        };
+        assert_eq!(
+            Scenario::from_json_str(&sc.to_json()).as_ref(),
+            Ok(&sc),
+            "case {i} reads back"
+        );
+        sc.limits = small();
+        if sc.validate().is_err() {
+            refused += 1;
+            continue;
+        }
+        let run = panic::catch_unwind(AssertUnwindSafe(|| fairlab_sim::run(&sc, None)));
+        match run {
+            Err(_) => panic!("case {i} panicked while running:\n{}", c.text),
+            Ok(Err(e)) => assert!(!e.path.is_empty(), "case {i}: {e}"),
+            Ok(Ok(_)) => ran += 1,
+        }
+    }
+    assert!(refused > 500 && ran > 100, "refused {refused}, ran {ran}");
+}
