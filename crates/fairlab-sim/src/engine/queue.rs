@@ -270,7 +270,19 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the earliest event and advances `now` to its time.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
-        let top = if self.main.first_key() < self.timers.first_key() {
+        self.pop_until(Time::MAX)
+    }
+
+    /// Removes the earliest event if it is due at or before `stop`.
+    #[inline]
+    pub fn pop_until(&mut self, stop: Time) -> Option<(Time, E)> {
+        let (m, t) = (self.main.first_key(), self.timers.first_key());
+        if m.min(t) >= key(stop, u64::MAX) {
+            // Nothing, or nothing due by `stop` (no real sequence number
+            // is u64::MAX, so the bound is exclusive of nothing real).
+            return None;
+        }
+        let top = if m < t {
             self.main.pop()
         } else {
             self.timers.pop()

@@ -231,12 +231,12 @@ impl Simulation {
         // The place in the event order up to which events have run when the
         // loop ends.
         let horizon = loop {
-            match self.events.peek_time() {
-                None => break (Time::MAX, u64::MAX),
-                Some(t) if t > stop => break (stop, u64::MAX),
-                _ => {}
-            }
-            let (_, ev) = self.events.pop().expect("peeked");
+            let Some((_, ev)) = self.events.pop_until(stop) else {
+                break match self.events.peek_time() {
+                    None => (Time::MAX, u64::MAX),
+                    Some(_) => (stop, u64::MAX),
+                };
+            };
             self.dispatch(ev);
             // Sized workloads all done and no time limit: stop here.
             if self.bounded_left == 0 && self.stop_at.is_none() {
