@@ -216,3 +216,14 @@ fn a_scenario_address_is_the_flows_address() {
     assert_eq!(r.table("flows").strs("dst_addr"), &["192.168.7.9"]);
     assert_eq!(r.table("flows").strs("src_addr"), &["10.0.0.1"]);
 }
+
+#[test]
+fn many_transmit_queues_on_many_hosts_are_refused_up_front_by_memory() {
+    let text = "[topology]\nkind = \"star\"\nhosts = 100000\nrate = \"1Gbps\"\ndelay = \"1us\"\n[host]\nnic_queues = 256\n[[workload]]\nkind = \"bulk\"\nsrc = \"h0\"\ndst = \"h1\"\nsize = \"1MiB\"\n";
+    let e = Scenario::from_toml_str(text)
+        .and_then(|s| s.validate().map(|_| s))
+        .unwrap_err()
+        .to_string();
+    assert!(e.starts_with("host.nic_queues: "), "{e}");
+    assert!(e.contains("25600000 NIC transmit queues"), "{e}");
+}
