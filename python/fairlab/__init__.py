@@ -26,6 +26,7 @@ __version__ = _core.__version__
 __all__ = [
     "ScenarioError",
     "Result",
+    "load",
     "load_scenario",
     "scenarios",
     "simulate",
@@ -35,13 +36,67 @@ __all__ = [
 ScenarioLike = Mapping[str, Any] | str | Path
 
 
+def load(directory: str | Path) -> Result:
+    """Reads back a run written by ``Result.to_parquet`` or ``fairlab run --out``."""
+    return Result.from_parquet(directory)
+
+
+#: Nesting of tables and arrays at which a scenario is refused: the Rust TOML
+#: parser's limit. Real scenarios need four levels; the limit keeps Python's
+#: TOML parser and JSON encoder from recursing into a pathological input.
+MAX_NESTING = 80
+
+
+def _check_nesting(value: Any, where: str) -> None:
+    """Rejects data nested deeper than MAX_NESTING, without recursing."""
+    stack = [(value, 0)]
+    while stack:
+        v, depth = stack.pop()
+        if isinstance(v, Mapping | list | tuple):
+            if depth >= MAX_NESTING:
+                raise ScenarioError(
+                    f"{where}: nested {MAX_NESTING} or more levels deep; a scenario nests a few "
+                    "levels"
+                )
+            items = v.values() if isinstance(v, Mapping) else v
+            stack.extend((x, depth + 1) for x in items)
+
+
+def _parse_toml(text: str, path: str | None = None) -> dict[str, Any]:
+    where = f"{path}: " if path else ""
+    # First the Rust parser, which bounds nesting: tomllib recurses once per
+    # nested array or inline table, and takes quadratic time and memory in the
+    # length of a dotted key (a.a.a...), so it must not see such a file.
+    try:
+        _core.check_toml(text)
+    except ScenarioError as e:
+        msg = str(e)
+        if "recursion limit exceeded" in msg:
+            at = msg[msg.rfind(" (line ") :] if " (line " in msg else ""
+            raise ScenarioError(
+                f"{where}arrays, inline tables or dotted keys nested {MAX_NESTING} or more "
+                f"levels deep{at}; a scenario nests a few levels"
+            ) from None
+        raise ScenarioError(f"{where}not valid TOML: {msg}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{where}not valid TOML: {e}") from None
+
+
 def load_scenario(path: str | Path) -> dict[str, Any]:
     """Reads a TOML scenario file into a dict (not yet validated)."""
     with open(path, "rb") as f:
-        try:
-            return tomllib.load(f)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(f"{path}: not valid TOML: {e}") from None
+        data = f.read()
+    try:
+        text = data.decode()
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise ScenarioError(
+            f"{path}: not UTF-8 text (byte 0x{data[e.start]:02x} on line {line}); "
+            "a scenario file is UTF-8 TOML"
+        ) from None
+    return _parse_toml(text, str(path))
 
 
 def _as_json(scenario: ScenarioLike) -> str:
@@ -50,14 +105,12 @@ def _as_json(scenario: ScenarioLike) -> str:
     ):
         scenario = load_scenario(scenario)
     elif isinstance(scenario, str):
-        try:
-            scenario = tomllib.loads(scenario)
-        except tomllib.TOMLDecodeError as e:
-            raise ScenarioError(f"not valid TOML: {e}") from None
+        scenario = _parse_toml(scenario)
     if not isinstance(scenario, Mapping):
         raise ScenarioError(
             f"a scenario is a dict, a TOML string or a .toml path, not {type(scenario).__name__}"
         )
+    _check_nesting(scenario, "scenario")
     try:
         return json.dumps(scenario)
     except (TypeError, ValueError) as e:

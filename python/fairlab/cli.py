@@ -9,27 +9,130 @@ from __future__ import annotations
 
 import argparse
 import os
-import platform
-import statistics
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
-import pandas as pd
-
-from . import ScenarioError, simulate
+from . import ScenarioError, load_scenario, simulate, validate
 from .scenarios import incast as incast_scenario
 from .scenarios import resolve_resolution
 from .sweep import Job, run_jobs
 from .units import parse_size, parse_time_ps
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# pandas, pyarrow and matplotlib are imported by the commands that use them:
+# `fairlab --help` and usage errors answer without loading them.
 
 DEFAULT_SERVERS = "1,2,3,4,6,8,12,16,20,24,32,40,47,56,64"
 
 
 class UsageError(Exception):
     """A bad command-line value: reported as one line, exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line on stderr, not usage and error."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _int_at_least(minimum: int) -> Callable[[str], int]:
+    """An argparse type: an integer no smaller than ``minimum``."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < minimum:
+            raise argparse.ArgumentTypeError(
+                f"{value} is not allowed; expected an integer >= {minimum}"
+            )
+        return value
+
+    return parse
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+    if not 0 <= value < 2**64:
+        raise argparse.ArgumentTypeError(
+            f"{value} is not allowed; expected an integer in [0, 2^64)"
+        )
+    return value
+
+
+def _duration(positive: bool) -> Callable[[str], str]:
+    """An argparse type: a duration string such as 10s, kept as written."""
+
+    def parse(text: str) -> str:
+        try:
+            ps = parse_time_ps(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not a duration; expected e.g. 10s, 200ms, 1us"
+            ) from None
+        if positive and ps <= 0:
+            raise argparse.ArgumentTypeError(
+                f"{text!r} is not allowed; expected a positive duration"
+            )
+        return text
+
+    return parse
+
+
+def _scenario_file(path: str) -> Path:
+    """The scenario file argument, checked before anything runs."""
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{path}: is a directory; expected a scenario TOML file")
+    if not p.exists():
+        raise UsageError(f"{path}: no such file; expected a scenario TOML file")
+    return p
+
+
+def _check_out_dir(path: str | None, option: str) -> None:
+    """Fails now, not after the run, if ``path`` cannot become an output directory."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.exists() and not p.is_dir():
+        raise UsageError(f"{option}: {path} is a file; expected a directory (new or existing)")
+    _check_writable(p, option)
+
+
+def _check_out_file(path: str | None, option: str) -> None:
+    """Fails now, not after the run, if the file ``path`` cannot be written."""
+    if path is None:
+        return
+    p = Path(path)
+    if p.is_dir():
+        raise UsageError(f"{option}: {path} is a directory; expected a file name")
+    if not p.parent.is_dir():
+        raise UsageError(
+            f"{option}: {p.parent} is not a directory; the file's directory must exist"
+        )
+    if not os.access(p if p.exists() else p.parent, os.W_OK):
+        raise UsageError(f"{option}: {path} is not writable")
+
+
+def _check_writable(p: Path, option: str) -> None:
+    """``p`` (a directory, perhaps to be made) can be written: its first existing
+    ancestor is a writable directory."""
+    q = p
+    while not q.exists() and q != q.parent:
+        q = q.parent
+    if not q.is_dir():
+        raise UsageError(f"{option}: {q} is a file, so {p} cannot be a directory")
+    if not os.access(q, os.W_OK | os.X_OK):
+        raise UsageError(f"{option}: {q} is not writable")
 
 
 def _ints(text: str, what: str) -> list[int]:
@@ -68,11 +171,15 @@ def _sizes(text: str, what: str) -> list[str]:
             parse_size(v)
         except ValueError:
             raise UsageError(f"{what}: {v!r} is not a size such as 64KiB") from None
+    if not vals:
+        raise UsageError(f"{what}: {text!r}; expected one or more sizes such as 64KiB,128KiB")
     return vals
 
 
 def cmd_run(args: argparse.Namespace) -> int:
-    res = simulate(Path(args.file), seed=args.seed, progress=sys.stderr.isatty())
+    sc = load_scenario(_scenario_file(args.file))
+    _check_out_dir(args.out, "--out")
+    res = simulate(sc, seed=args.seed, progress=sys.stderr.isatty())
     print(res.summary_text())
     if args.out:
         out = res.to_parquet(args.out)
@@ -81,7 +188,9 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 
 def incast_table(args: argparse.Namespace) -> pd.DataFrame:
-    """Runs the incast sweep the arguments describe; one row per run."""
+    """Runs the incast sweep the arguments describe; one row per run.
+
+    Every scenario is validated before the first one runs."""
     servers = _ints(args.servers, "--servers")
     seeds = _ints(args.seeds, "--seeds")
     settings = _rto_settings(args.min_rto, args.resolution, args.hz)
@@ -127,6 +236,8 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
                         "seed": seed,
                     }
                     jobs.append(Job(params, sc, seed))
+    for job in jobs:
+        validate(job.scenario)
     df = run_jobs(jobs, workers=args.jobs)
     df["goodput_mbps"] = df["incast_goodput_bps"] / 1e6
     df["timeouts"] = df["total_timeouts"]
@@ -136,6 +247,8 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
 
 
 def cmd_incast(args: argparse.Namespace) -> int:
+    _check_out_dir(args.out, "--out")
+    _check_out_file(args.plot, "--plot")
     df = incast_table(args)
     cols = [
         "servers",
@@ -201,10 +314,11 @@ def cmd_incast(args: argparse.Namespace) -> int:
 
 def cmd_trace(args: argparse.Namespace) -> int:
     """Runs a scenario with the sender trace on and plots one flow's state."""
-    from . import load_scenario
+    sc = load_scenario(_scenario_file(args.file))
+    _check_out_file(args.plot, "--plot")
+    _check_out_file(args.csv, "--csv")
     from .plots import plot_trace
 
-    sc = load_scenario(args.file)
     sc.setdefault("metrics", {})
     sc["metrics"]["trace"] = True
     sc["metrics"]["trace_flows"] = [args.flow]
@@ -328,6 +442,16 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     """Runs a source document's experiments and prints them beside the published numbers."""
     if args.study != "hcf":
         raise UsageError(f"reproduce: {args.study!r} is not a known study; expected hcf")
+    if args.experiment != "all" and args.experiment not in HCF_EXPERIMENTS:
+        raise UsageError(
+            f"--experiment: {args.experiment!r} is not an HCF experiment; expected all or one "
+            f"of {', '.join(HCF_EXPERIMENTS)}"
+        )
+    if parse_time_ps(args.window) > parse_time_ps(args.duration):
+        raise UsageError(
+            f"--window: {args.window} is longer than --duration {args.duration}; expected a "
+            "final window within the run"
+        )
     names = HCF_EXPERIMENTS if args.experiment == "all" else [args.experiment]
     if args.format == "csv" and len(names) > 1:
         raise UsageError("--format csv prints one table: give one --experiment")
@@ -335,6 +459,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise UsageError("--plot names one file: give one --experiment, or use --out DIR")
     if args.out is None and len(names) > 1:
         args.out = "hcf-results"
+    _check_out_dir(args.out, "--out")
+    _check_out_file(args.plot, "--plot")
     out = Path(args.out) if args.out else None
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
@@ -358,6 +484,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
 
 
 def _machine() -> str:
+    import platform
+
     model = platform.processor() or "unknown CPU"
     try:
         with open("/proc/cpuinfo") as f:
@@ -375,6 +503,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     Wall time is measured here only; it never enters a result table.
     """
+    import statistics
+    import time
+
+    import pandas as pd
+
     from .scenarios import dumbbell
 
     rounds = 5 if args.quick else 20
@@ -425,7 +558,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
+    p = _Parser(
         prog="fairlab",
         description="Simulate, measure and reproduce TCP unfairness in data-center networks.",
     )
@@ -433,7 +566,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     r = sub.add_parser("run", help="simulate one scenario file")
     r.add_argument("file", help="scenario TOML file")
-    r.add_argument("--seed", type=int, default=None, help="override the scenario's seed")
+    r.add_argument("--seed", type=_seed, default=None, help="override the scenario's seed")
     r.add_argument("--out", help="write the tables as Parquet into this directory")
     r.set_defaults(func=cmd_run)
 
@@ -455,12 +588,16 @@ def build_parser() -> argparse.ArgumentParser:
         default="auto",
         help="timer resolution: auto (jiffy for >= 1 tick, else 1us), jiffy, or a duration",
     )
-    i.add_argument("--hz", type=int, default=1000, help="jiffy clock rate (default 1000)")
+    i.add_argument(
+        "--hz", type=_int_at_least(1), default=1000, help="jiffy clock rate (default 1000)"
+    )
     i.add_argument("--buffer", default="64KiB", help="switch port buffer(s), e.g. 64KiB,128KiB")
     size = i.add_mutually_exclusive_group()
     size.add_argument("--sru", help="bytes each server returns per round (default 256KiB)")
     size.add_argument("--block", help="bytes per round, split over the servers (e.g. 1MiB)")
-    i.add_argument("--rounds", type=int, default=20, help="rounds per run (default 20)")
+    i.add_argument(
+        "--rounds", type=_int_at_least(1), default=20, help="rounds per run (default 20)"
+    )
     i.add_argument("--delayed-ack", choices=["on", "off"], default="off")
     i.add_argument("--profile", choices=["rfc", "linux", "datacenter"], default="rfc")
     i.add_argument(
@@ -479,11 +616,14 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument("--randomize-rto", action="store_true", help="timeouts at RTO x (1 + U(0, 0.5))")
     i.add_argument(
         "--jitter",
+        type=_duration(False),
         default="0us",
         help="host send jitter U(0, j) per packet; nonzero makes seeds differ (default 0us)",
     )
     i.add_argument("--seeds", default="1", help="seeds, e.g. 1,2,3 (table shows the mean)")
-    i.add_argument("--jobs", type=int, default=None, help="worker processes (default: all cores)")
+    i.add_argument(
+        "--jobs", type=_int_at_least(1), default=None, help="worker processes (default: all cores)"
+    )
     i.add_argument("--format", choices=["table", "csv"], default="table")
     i.add_argument("--plot", help="write goodput vs servers to this PNG")
     i.add_argument("--out", help="write the sweep table as Parquet into this directory")
@@ -491,8 +631,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("trace", help="cwnd, ssthresh, SRTT and RTO of one flow over time")
     t.add_argument("file", help="scenario TOML file")
-    t.add_argument("--flow", type=int, default=0, help="flow id (default 0)")
-    t.add_argument("--seed", type=int, default=None)
+    t.add_argument("--flow", type=_int_at_least(0), default=0, help="flow id (default 0)")
+    t.add_argument("--seed", type=_seed, default=None)
     t.add_argument("--plot", default="trace.png", help="PNG to write (default trace.png)")
     t.add_argument("--csv", help="also write the trace rows as CSV")
     t.set_defaults(func=cmd_trace)
@@ -505,15 +645,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="all (default), baseline, buffer, credits, bins, period, bloom, short, incast, "
         "hosts, disciplines",
     )
-    rp.add_argument("--flows", type=int, default=400)
+    rp.add_argument("--flows", type=_int_at_least(1), default=400)
     rp.add_argument(
         "--duration",
+        type=_duration(True),
         default="180s",
         help="simulated time of the long-flow runs (short over long: 5/3 of it, the paper's 5 min)",
     )
-    rp.add_argument("--window", default="10s", help="final measuring window T")
-    rp.add_argument("--seed", type=int, default=1)
-    rp.add_argument("--jobs", type=int, default=None)
+    rp.add_argument(
+        "--window", type=_duration(True), default="10s", help="final measuring window T"
+    )
+    rp.add_argument("--seed", type=_seed, default=1)
+    rp.add_argument("--jobs", type=_int_at_least(1), default=None)
     rp.add_argument("--format", choices=["table", "csv"], default="table")
     rp.add_argument(
         "--plot",
@@ -530,7 +673,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     b = sub.add_parser("bench", help="simulated packets per wall second on reference workloads")
     b.add_argument("--quick", action="store_true", help="smaller workloads")
-    b.add_argument("--repeat", type=int, default=3, help="repeats; the median is reported")
+    b.add_argument(
+        "--repeat", type=_int_at_least(1), default=3, help="repeats; the median is reported"
+    )
     b.add_argument("--format", choices=["table", "csv"], default="table")
     b.set_defaults(func=cmd_bench)
     return p
@@ -543,11 +688,19 @@ def main(argv: list[str] | None = None) -> int:
     except (ScenarioError, UsageError) as e:
         print(f"fairlab: error: {e}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt:
+        print("fairlab: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
     except FileNotFoundError as e:
         print(f"fairlab: error: {e.filename}: no such file", file=sys.stderr)
         return 2
-    except BrokenPipeError:
-        return 0
+    except OSError as e:
+        # Unreadable scenario, unwritable output: one line naming the file.
+        what = f"{e.filename}: {e.strerror}" if e.filename else str(e)
+        print(f"fairlab: error: {what}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
-TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series", "trace")
+# pandas and pyarrow are imported where a table is made, so that importing
+# fairlab (and the command line's --help and usage errors) does not pay for them.
+
+TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series", "trace", "nic_queues")
 
 
 @dataclass
@@ -23,9 +29,26 @@ class Result:
 
     @classmethod
     def from_core(cls, raw: dict[str, Any]) -> Result:
-        tables = {name: pd.DataFrame(cols) for name, cols in raw["tables"].items()}
+        tables = {name: _dataframe(_arrow_table(cols)) for name, cols in raw["tables"].items()}
         return cls(
             summary=dict(raw["summary"]), tables=tables, scenario=json.loads(raw["scenario"])
+        )
+
+    @classmethod
+    def from_parquet(cls, directory: str | Path) -> Result:
+        """Reads back a run that :meth:`to_parquet` wrote into ``directory``."""
+        import pyarrow.parquet as pq
+
+        d = Path(directory)
+        if not d.is_dir():
+            raise FileNotFoundError(errno.ENOENT, "no such directory", str(d))
+        names = [n for n in TABLES if (d / f"{n}.parquet").exists()]
+        names += sorted(p.stem for p in d.glob("*.parquet") if p.stem not in TABLES)
+        tables = {n: _dataframe(pq.read_table(d / f"{n}.parquet")) for n in names}
+        return cls(
+            summary=json.loads((d / "summary.json").read_text()),
+            tables=tables,
+            scenario=json.loads((d / "scenario.json").read_text()),
         )
 
     @property
@@ -110,3 +133,22 @@ class Result:
             )
         lines.append(f"digest {s['digest']}")
         return "\n".join(lines)
+
+
+def _arrow_table(columns: list[tuple[str, str, int, tuple[Any, ...]]]) -> pa.Table:
+    """Wraps the core's column buffers as an Arrow table, without copying them."""
+    import pyarrow as pa
+
+    types = {"int64": pa.int64(), "float64": pa.float64(), "large_string": pa.large_string()}
+    arrays = [
+        pa.Array.from_buffers(types[kind], rows, [None, *map(pa.py_buffer, buffers)])
+        for _, kind, rows, buffers in columns
+    ]
+    return pa.Table.from_arrays(arrays, names=[name for name, *_ in columns])
+
+
+def _dataframe(table: pa.Table) -> pd.DataFrame:
+    # Numeric columns are copied once into pandas' own writable blocks (Arrow
+    # memory is read-only, and pandas writes in place when nothing else refers
+    # to a block); string columns keep Arrow's memory.
+    return table.to_pandas()

@@ -7,14 +7,14 @@ which worker finished first; every run is itself deterministic.
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-from tqdm import tqdm
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass
@@ -38,6 +38,24 @@ def _run(job: Job) -> dict[str, Any]:
     return row
 
 
+def _ignore_sigint() -> None:
+    # Ctrl-C reaches every process of the terminal's group: the parent
+    # handles it for the whole sweep (see _stop), not each worker on its own.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _stop(pool: Any) -> None:
+    """Drops the queued runs and ends the running ones at once."""
+    if hasattr(pool, "terminate_workers"):  # Python 3.14
+        pool.terminate_workers()
+        return
+    # Before shutdown, which forgets the worker processes.
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        proc.terminate()
+
+
 def run_jobs(
     jobs: Sequence[Job], workers: int | None = None, progress: bool | None = None
 ) -> pd.DataFrame:
@@ -45,6 +63,11 @@ def run_jobs(
 
     Each row holds the job's parameters followed by the run's summary.
     """
+    from concurrent.futures import ProcessPoolExecutor
+
+    import pandas as pd
+    from tqdm import tqdm
+
     if workers is None:
         workers = os.cpu_count() or 1
     if progress is None:
@@ -57,10 +80,16 @@ def run_jobs(
                 rows.append(_run(j))
                 bar.update()
         else:
-            with ProcessPoolExecutor(max_workers=min(workers, len(jobs))) as pool:
-                for row in pool.map(_run, jobs):
-                    rows.append(row)
-                    bar.update()
+            with ProcessPoolExecutor(
+                max_workers=min(workers, len(jobs)), initializer=_ignore_sigint
+            ) as pool:
+                try:
+                    for row in pool.map(_run, jobs):
+                        rows.append(row)
+                        bar.update()
+                except KeyboardInterrupt:
+                    _stop(pool)
+                    raise
     finally:
         bar.close()
     return pd.DataFrame(rows)

@@ -33,6 +33,12 @@ def test_incast_csv_has_the_documented_columns(capsys):
     assert len(df) == 2 * 3
     assert set(df["min_rto"]) == {"200ms", "5ms", "200us"}
     assert (df["goodput_mbps"] > 100).all()
+    assert (df["goodput_mbps"] < 1000 * 1460 / 1500).all()
+    # One server loses nothing, so the RTO never fires and every min RTO
+    # gives the same run.
+    one = df[df["servers"] == 1]
+    assert (one["drops"] == 0).all() and (one["timeouts"] == 0).all()
+    assert one["goodput_mbps"].nunique() == 1
 
 
 def test_incast_plot_writes_a_png(tmp_path):
@@ -109,6 +115,12 @@ def test_bench_quick_reports_rates():
     assert p.returncode == 0, p.stderr
     df = pd.read_csv(io.StringIO(p.stdout))
     assert (df["packet_hops_per_s"] > 0).all()
+    # Both rates share a wall time, so their ratio is hops per packet: two in
+    # the star of the incast sweep, three across the dumbbell, fewer for the
+    # packets dropped on the way (1e-4: the CSV's six significant digits).
+    hops = df["packet_hops_per_s"] / df["packets_per_s"]
+    assert list(df["workload"].str.split().str[0]) == ["incast", "dumbbell,"]
+    assert 1.8 < hops.iloc[0] < 2 + 1e-4 and 2.7 < hops.iloc[1] < 3 + 1e-4
 
 
 def test_incast_tcp_and_sack_options_keep_the_csv_columns(capsys):
@@ -243,3 +255,94 @@ def test_reproduce_hcf_runs_every_experiment_by_default(tmp_path):
         assert (tmp_path / f"hcf-{name}.png").read_bytes()[:4] == b"\x89PNG"
         assert len(pd.read_csv(tmp_path / f"hcf-{name}.csv")) > 0
     assert "paper 5.55e+04" in p.stdout  # the baseline beside the published numbers
+
+
+HEAVY = ("pandas", "pyarrow", "matplotlib", "numpy", "tqdm")
+LOADED = (
+    "import sys\n"
+    "from fairlab.cli import main\n"
+    "try:\n"
+    "    main(sys.argv[1:])\n"
+    "except SystemExit:\n"
+    "    pass\n"
+    f"print('heavy:', sorted(m for m in {HEAVY!r} if m in sys.modules), file=sys.stderr)\n"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--help"],
+        ["run", "--help"],
+        ["incast", "--help"],
+        ["run", "missing.toml"],
+        ["incast", "--servers", "0"],
+    ],
+)
+def test_help_and_usage_errors_do_not_import_pandas(args):
+    p = subprocess.run(
+        [sys.executable, "-c", LOADED, *args], capture_output=True, text=True, timeout=60
+    )
+    assert p.stderr.strip().splitlines()[-1] == "heavy: []", p.stderr
+
+
+def test_import_fairlab_does_not_import_pandas():
+    code = f"import sys, fairlab; print(sorted(m for m in {HEAVY!r} if m in sys.modules))"
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert p.stdout.strip() == "[]", p.stderr
+
+
+def deep_arrays(tmp_path):
+    f = tmp_path / "deep.toml"
+    f.write_text("a = " + "[" * 100_000 + "]" * 100_000 + "\n")
+    return f
+
+
+def latin1(tmp_path):
+    f = tmp_path / "latin1.toml"
+    f.write_bytes('name = "caf\xe9"\n'.encode("latin-1"))
+    return f
+
+
+def a_file(tmp_path):
+    f = tmp_path / "taken"
+    f.write_text("")
+    return f
+
+
+@pytest.mark.parametrize(
+    "args, needle",
+    [
+        (lambda t, s: ["run", str(t)], "is a directory; expected a scenario TOML file"),
+        (lambda t, s: ["trace", str(t)], "is a directory; expected a scenario TOML file"),
+        (lambda t, s: ["run", str(latin1(t))], "not UTF-8 text (byte 0xe9 on line 1)"),
+        (lambda t, s: ["run", str(deep_arrays(t))], "nested 80 or more levels deep"),
+        (lambda t, s: ["run", s, "--out", str(a_file(t))], "--out: "),
+        (lambda t, s: ["run", s, "--out", str(a_file(t) / "sub")], "--out: "),
+        (lambda t, s: ["run", s, "--seed", "-1"], "--seed: -1 is not allowed"),
+        (lambda t, s: ["incast", "--hz", "0"], "--hz: 0 is not allowed"),
+        (lambda t, s: ["incast", "--rounds", "0"], "--rounds: 0 is not allowed"),
+        (lambda t, s: ["incast", "--jobs", "0"], "--jobs: 0 is not allowed"),
+        (lambda t, s: ["incast", "--buffer", ","], "--buffer"),
+        (lambda t, s: ["incast", "--jitter", "fast"], "--jitter: 'fast' is not a duration"),
+        (lambda t, s: ["incast", "--out", str(a_file(t))], "--out: "),
+        (lambda t, s: ["incast", "--plot", str(t / "no" / "g.png")], "--plot: "),
+        (lambda t, s: ["incast", "--tcp", "tahoe"], "--tcp: invalid choice: 'tahoe'"),
+        (lambda t, s: ["bench", "--repeat", "0"], "--repeat: 0 is not allowed"),
+        (lambda t, s: ["trace", s, "--flow", "-1"], "--flow: -1 is not allowed"),
+        (lambda t, s: ["trace", s, "--plot", str(t)], "--plot: "),
+        (lambda t, s: ["trace", s, "--csv", str(t / "no" / "t.csv")], "--csv: "),
+        (lambda t, s: ["reproduce", "hcf", "--flows", "0"], "--flows: 0 is not allowed"),
+        (lambda t, s: ["reproduce", "hcf", "--duration", "0s"], "--duration: '0s'"),
+        (lambda t, s: ["reproduce", "hcf", "--duration", "1s", "--window", "2s"], "--window"),
+        (lambda t, s: ["reproduce", "hcf", "--out", str(a_file(t))], "--out: "),
+    ],
+)
+def test_cli_mistakes_are_one_line_before_any_run(args, needle, tmp_path, small_toml):
+    argv = args(tmp_path, str(small_toml))
+    p = run_cli(*argv)
+    assert p.returncode == 2
+    lines = p.stderr.strip().splitlines()
+    assert len(lines) == 1 and needle in lines[0], p.stderr
+    assert "Traceback" not in p.stderr and "panicked" not in p.stderr
+    assert p.stdout == ""  # nothing ran

@@ -92,6 +92,49 @@ def test_byte_buffers_below_one_packet_always_rejected(nbytes):
         fairlab.validate(sc)
 
 
+def test_deeply_nested_toml_arrays_are_refused_before_parsing():
+    n = 100_000  # recursion in tomllib; a stack overflow in an unbounded parser
+    with pytest.raises(ScenarioError) as e:
+        fairlab.validate("a = " + "[" * n + "]" * n + "\n")
+    assert "nested 80 or more levels" in str(e.value) and "\n" not in str(e.value)
+
+
+def test_long_dotted_keys_are_refused_before_tomllib_sees_them():
+    # tomllib takes time and memory quadratic in a dotted key's length
+    # (100 000 segments exhaust 23 GB); the bounded Rust parser refuses it first.
+    with pytest.raises(ScenarioError, match="dotted keys nested 80 or more levels"):
+        fairlab.validate("a" + ".a" * 2000 + " = 1\n")
+
+
+def test_deeply_nested_dict_is_refused_without_recursing():
+    sc: dict = {}
+    inner = sc
+    for _ in range(5000):
+        inner["a"] = {}
+        inner = inner["a"]
+    with pytest.raises(ScenarioError, match="^scenario: nested 80 or more levels deep"):
+        fairlab.validate(sc)
+
+
+def test_non_utf8_scenario_file_names_the_file_and_line(tmp_path):
+    f = tmp_path / "latin1.toml"
+    f.write_bytes('name = "x"\n# caf\xe9\n'.encode("latin-1"))
+    with pytest.raises(ScenarioError) as e:
+        fairlab.load_scenario(f)
+    assert (
+        str(e.value) == f"{f}: not UTF-8 text (byte 0xe9 on line 2); a scenario file is UTF-8 TOML"
+    )
+
+
+def test_core_toml_errors_are_one_line():
+    from fairlab import _core
+
+    # toml's message for this header spans two lines.
+    with pytest.raises(ScenarioError) as e:
+        _core.validate_toml("[" + "a." * 100 + "a]\n")
+    assert "\n" not in str(e.value) and "recursion limit" in str(e.value)
+
+
 # Inputs that once killed, hung or blew up the Python process: each must now
 # be one ScenarioError naming the field, raised before anything runs.
 

@@ -7,11 +7,16 @@
 use fairlab_sim::metrics::{Column, Value};
 use fairlab_sim::{RunResult, Scenario, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyValueError};
+use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList};
+use pyo3::types::{PyDict, PyList, PyTuple};
+use std::ffi::c_void;
 use std::io::Write;
+use std::ops::ControlFlow;
+use std::os::raw::c_int;
 use std::panic::{self, AssertUnwindSafe};
+use std::time::{Duration, Instant};
 
 create_exception!(
     fairlab._core,
@@ -20,8 +25,17 @@ create_exception!(
     "A scenario field is missing or has a value that is not allowed."
 );
 
+/// Every message is one line: the TOML parser's can hold several.
+fn one_line(msg: &str) -> String {
+    msg.trim()
+        .lines()
+        .map(str::trim)
+        .collect::<Vec<_>>()
+        .join(": ")
+}
+
 fn scenario_err(e: SimScenarioError) -> PyErr {
-    ScenarioError::new_err(e.to_string())
+    ScenarioError::new_err(one_line(&e.to_string()))
 }
 
 fn parse(text: &str, toml: bool) -> PyResult<Scenario> {
@@ -61,19 +75,40 @@ impl Bar {
     }
 }
 
+/// How often, at most, a run takes the GIL to let Python handle signals.
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+
 fn run(py: Python<'_>, sc: Scenario, seed: Option<u64>, progress: bool) -> PyResult<PyObject> {
-    let outcome = py.allow_threads(move || {
+    // The run holds no GIL; every SIGNAL_CHECK (at the simulator's progress
+    // calls, every 65536 events) it takes the GIL and runs Python's signal
+    // handlers. If one raises (Ctrl-C: KeyboardInterrupt), the run stops and
+    // the exception is raised here.
+    let mut raised: Option<PyErr> = None;
+    let outcome = py.allow_threads(|| {
         panic::catch_unwind(AssertUnwindSafe(|| {
-            if progress {
-                let mut bar = Bar { last: -1 };
-                fairlab_sim::run_with_progress(&sc, seed, &mut |f| bar.update(f))
-            } else {
-                fairlab_sim::run(&sc, seed)
-            }
+            let mut bar = progress.then_some(Bar { last: -1 });
+            let mut checked = Instant::now();
+            fairlab_sim::run_until_stopped(&sc, seed, &mut |f| {
+                if let Some(bar) = bar.as_mut() {
+                    bar.update(f);
+                }
+                if checked.elapsed() >= SIGNAL_CHECK {
+                    checked = Instant::now();
+                    if let Err(e) = Python::with_gil(|py| py.check_signals()) {
+                        if bar.is_some() {
+                            eprintln!();
+                        }
+                        raised = Some(e);
+                        return ControlFlow::Break(());
+                    }
+                }
+                ControlFlow::Continue(())
+            })
         }))
     });
     match outcome {
-        Ok(Ok(res)) => to_python(py, &res),
+        Ok(Ok(Some(res))) => to_python(py, res),
+        Ok(Ok(None)) => Err(raised.expect("a run stops only when a signal handler raised")),
         Ok(Err(e)) => Err(scenario_err(e)),
         Err(p) => {
             let msg = p
@@ -88,7 +123,96 @@ fn run(py: Python<'_>, sc: Scenario, seed: Option<u64>, progress: bool) -> PyRes
     }
 }
 
-fn to_python(py: Python<'_>, res: &RunResult) -> PyResult<PyObject> {
+/// One column's memory, handed to Python without a copy: it exposes its
+/// bytes through the buffer protocol (read-only), and pyarrow wraps them as an
+/// Arrow buffer that keeps this object alive.
+#[pyclass(frozen, module = "fairlab._core")]
+struct ColumnBuffer {
+    data: BufferData,
+}
+
+enum BufferData {
+    I64(Vec<i64>),
+    F64(Vec<f64>),
+    U8(Vec<u8>),
+}
+
+impl ColumnBuffer {
+    fn new(data: BufferData) -> ColumnBuffer {
+        ColumnBuffer { data }
+    }
+
+    /// Start and length in bytes (native byte order, which Arrow uses).
+    fn bytes(&self) -> (*const u8, usize) {
+        match &self.data {
+            BufferData::I64(v) => (v.as_ptr().cast(), std::mem::size_of_val(v.as_slice())),
+            BufferData::F64(v) => (v.as_ptr().cast(), std::mem::size_of_val(v.as_slice())),
+            BufferData::U8(v) => (v.as_ptr(), v.len()),
+        }
+    }
+}
+
+#[pymethods]
+impl ColumnBuffer {
+    /// # Safety
+    /// Called by CPython with a valid `view`; the exported memory lives as
+    /// long as `self`, which the view holds a reference to.
+    unsafe fn __getbuffer__(
+        slf: Bound<'_, Self>,
+        view: *mut ffi::Py_buffer,
+        flags: c_int,
+    ) -> PyResult<()> {
+        if flags & ffi::PyBUF_WRITABLE == ffi::PyBUF_WRITABLE {
+            return Err(PyBufferError::new_err("a result column is read-only"));
+        }
+        let (ptr, len) = slf.get().bytes();
+        // Fills a read-only, one-dimensional byte view and takes a reference to `slf`.
+        if ffi::PyBuffer_FillInfo(
+            view,
+            slf.as_ptr(),
+            ptr as *mut c_void,
+            len as ffi::Py_ssize_t,
+            1,
+            flags,
+        ) == -1
+        {
+            return Err(PyErr::fetch(slf.py()));
+        }
+        Ok(())
+    }
+
+    fn __len__(&self) -> usize {
+        self.bytes().1
+    }
+}
+
+/// One column as `(name, arrow type, rows, buffers)`: `int64` and `float64`
+/// have one value buffer; `large_string` has 64-bit offsets and UTF-8 data.
+fn column_to_python(py: Python<'_>, name: String, c: Column) -> PyResult<PyObject> {
+    let rows = c.len();
+    let buf = |d| Py::new(py, ColumnBuffer::new(d));
+    let (kind, buffers) = match c {
+        Column::I64(v) => ("int64", vec![buf(BufferData::I64(v))?]),
+        Column::F64(v) => ("float64", vec![buf(BufferData::F64(v))?]),
+        Column::Str(v) => {
+            let mut offsets = Vec::with_capacity(v.len() + 1);
+            let mut data = Vec::with_capacity(v.iter().map(String::len).sum());
+            offsets.push(0i64);
+            for s in &v {
+                data.extend_from_slice(s.as_bytes());
+                offsets.push(data.len() as i64);
+            }
+            drop(v);
+            (
+                "large_string",
+                vec![buf(BufferData::I64(offsets))?, buf(BufferData::U8(data))?],
+            )
+        }
+    };
+    Ok((name, kind, rows, PyTuple::new_bound(py, buffers)).into_py(py))
+}
+
+fn to_python(py: Python<'_>, res: RunResult) -> PyResult<PyObject> {
     let out = PyDict::new_bound(py);
     let summary = PyDict::new_bound(py);
     for (k, v) in &res.summary {
@@ -100,15 +224,11 @@ fn to_python(py: Python<'_>, res: &RunResult) -> PyResult<PyObject> {
     }
     out.set_item("summary", summary)?;
     let tables = PyDict::new_bound(py);
-    for (name, t) in &res.tables {
-        let cols = PyDict::new_bound(py);
-        for (cname, c) in &t.columns {
-            let list = match c {
-                Column::I64(v) => PyList::new_bound(py, v),
-                Column::F64(v) => PyList::new_bound(py, v),
-                Column::Str(v) => PyList::new_bound(py, v),
-            };
-            cols.set_item(cname, list)?;
+    // Each column's memory moves into its buffer object as it is converted.
+    for (name, t) in res.tables {
+        let cols = PyList::empty_bound(py);
+        for (cname, c) in t.columns {
+            cols.append(column_to_python(py, cname, c)?)?;
         }
         tables.set_item(name, cols)?;
     }
@@ -168,15 +288,35 @@ fn validate_toml(text: &str) -> PyResult<String> {
     Ok(parse(text, true)?.to_json())
 }
 
+/// Checks TOML syntax with a parser that bounds nesting (arrays, inline
+/// tables and dotted keys, 80 levels), so that Python's own TOML parser
+/// never sees a file that would recurse or take quadratic time in it.
+#[pyfunction]
+fn check_toml(text: &str) -> PyResult<()> {
+    match text.parse::<toml::Table>() {
+        Ok(_) => Ok(()),
+        Err(e) => {
+            let mut msg = one_line(e.message());
+            if let Some(span) = e.span() {
+                let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
+                msg = format!("{msg} (line {line})");
+            }
+            Err(ScenarioError::new_err(msg))
+        }
+    }
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A bug must surface as a Python exception, not a Rust backtrace on stderr.
     panic::set_hook(Box::new(|_| {}));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
+    m.add_class::<ColumnBuffer>()?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
     m.add_function(wrap_pyfunction!(simulate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(check_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     Ok(())
 }

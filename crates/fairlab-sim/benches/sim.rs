@@ -1,9 +1,10 @@
 //! Criterion benchmarks of whole runs. Throughput is reported in packet-hops
 //! (one packet crossing one link), the unit BENCHMARKS.md compares.
 //!
-//! cargo bench -p fairlab-sim
+//! cargo bench -p fairlab-sim --features bench
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
+use fairlab_sim::units::Time;
 use fairlab_sim::Scenario;
 use std::time::Duration;
 
@@ -111,6 +112,64 @@ arrivals = "poisson"
     Scenario::from_toml_str(&text).unwrap()
 }
 
+/// The incast of the speed issue: 32 servers, 1 MiB blocks, 1 ms min RTO
+/// on a 1 µs clock (`examples/speed.rs incast` runs it for 4000 rounds).
+pub fn incast_1ms(rounds: u32) -> Scenario {
+    let mut hosts = vec!["\"client\"".to_string()];
+    hosts.extend((1..=32).map(|i| format!("\"s{i}\"")));
+    Scenario::from_toml_str(&format!(
+        r#"
+[topology]
+kind = "star"
+hosts = [{}]
+rate = "1Gbps"
+delay = "25us"
+[queue]
+limit = "64KiB"
+[tcp]
+min_rto = "1ms"
+resolution = "1us"
+[[workload]]
+kind = "incast"
+client = "client"
+block = "1MiB"
+rounds = {rounds}
+"#,
+        hosts.join(",")
+    ))
+    .unwrap()
+}
+
+/// `flows` long-lived flows over 16 host pairs of a dumbbell (10 Gb/s
+/// everywhere, 1000-packet buffers), opening over the first 10 ms; the same
+/// as `examples/speed.rs flows`.
+pub fn many_flows(flows: usize, duration_ms: u64) -> Scenario {
+    let pairs = 16;
+    let mut text = format!(
+        r#"
+duration = "{duration_ms}ms"
+[topology]
+kind = "dumbbell"
+left = {pairs}
+right = {pairs}
+rate = "10Gbps"
+delay = "10us"
+bottleneck_rate = "10Gbps"
+bottleneck_delay = "30us"
+[queue]
+limit = "1000pkt"
+"#
+    );
+    for i in 0..flows {
+        let h = i % pairs;
+        text.push_str(&format!(
+            "[[workload]]\nkind = \"bulk\"\nsrc = \"l{h}\"\ndst = \"r{h}\"\nstart = \"{}ns\"\n",
+            i as u64 * 10_000_000 / flows as u64
+        ));
+    }
+    Scenario::from_toml_str(&text).unwrap()
+}
+
 fn hops(scs: &[Scenario]) -> u64 {
     scs.iter()
         .map(|s| fairlab_sim::run(s, None).unwrap().int("packet_hops") as u64)
@@ -129,6 +188,48 @@ fn bench(c: &mut Criterion) {
             }
         })
     });
+    g.finish();
+
+    let sc = vec![incast_1ms(400)];
+    let mut g = c.benchmark_group("incast_32_servers_1ms_rto_400_rounds");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    g.throughput(Throughput::Elements(hops(&sc)));
+    g.bench_function("run", |b| {
+        b.iter(|| criterion::black_box(fairlab_sim::run(&sc[0], None).unwrap()))
+    });
+    g.finish();
+
+    // Per-event cost against the number of live connections: each sample
+    // simulates 50 ms after a 100 ms warm-up (set up outside the timing).
+    let warm = Time::from_ms(100);
+    let end = Time::from_ms(150);
+    let mut g = c.benchmark_group("flows_50ms_after_warmup");
+    g.sample_size(10).measurement_time(Duration::from_secs(10));
+    for flows in [10, 1000, 10_000, 100_000] {
+        let sc = many_flows(flows, 150);
+        let setup = || {
+            let mut sim = fairlab_sim::scenario::build(&sc, None).unwrap();
+            sim.stop_at = Some(warm);
+            sim.run();
+            sim.stop_at = Some(end);
+            sim
+        };
+        let mut probe = setup();
+        let e0 = probe.events.events_processed();
+        probe.run();
+        g.throughput(Throughput::Elements(probe.events.events_processed() - e0));
+        drop(probe);
+        g.bench_function(BenchmarkId::new("events", flows), |b| {
+            b.iter_batched(
+                setup,
+                |mut sim| {
+                    sim.run();
+                    sim
+                },
+                BatchSize::PerIteration,
+            )
+        });
+    }
     g.finish();
 
     let db = vec![dumbbell(64, "200ms")];

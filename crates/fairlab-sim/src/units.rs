@@ -188,6 +188,12 @@ impl BitsPerSec {
         Time(num.div_ceil(r) as u64)
     }
 
+    /// [`Self::serialization`] with its division done once, for the
+    /// per-packet path.
+    pub fn serializer(self) -> Serializer {
+        Serializer::new(self)
+    }
+
     /// Bytes this rate carries in `t` (rounded down).
     pub fn bytes_in(self, t: Time) -> Bytes {
         Bytes((self.0 as u128 * t.0 as u128 / (8 * PS_PER_SEC as u128)) as u64)
@@ -214,6 +220,76 @@ impl BitsPerSec {
             return Err(rate_expect(s));
         }
         Ok(BitsPerSec(v))
+    }
+}
+
+/// [`BitsPerSec::serialization`] without a 128-bit division per call.
+///
+/// With N = 8·10^12 (bit-picoseconds per byte-second), `q = N / rate` and
+/// `rem = N % rate`, a size of `s` bytes takes
+/// `ceil(s·N / rate) = s·q + ceil(s·rem / rate)`. Every rate that divides N
+/// (1, 2.5, 10, 100 Gb/s, 100 Mb/s...) has `rem = 0`: one multiplication.
+/// Otherwise `ceil(s·rem / rate)` is estimated with the precomputed fraction
+/// `frac = floor(rem·2^64 / rate)`, which undershoots by less than
+/// `s / 2^64 < 1`, and corrected exactly: at most two increments.
+///
+/// Equal to `serialization` for every size below 2^61 bytes (where
+/// `Bytes::bits` would overflow); tested exhaustively for packet sizes at
+/// the shipped rates and on random rates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Serializer {
+    per_byte: u64,
+    rem: u64,
+    frac: u64,
+    rate: u64,
+}
+
+impl Serializer {
+    pub fn new(rate: BitsPerSec) -> Serializer {
+        const N: u64 = 8 * PS_PER_SEC;
+        let r = rate.0;
+        if r == 0 {
+            // No quotient to precompute: `time` divides by zero as
+            // `serialization` does.
+            return Serializer {
+                per_byte: 0,
+                rem: 1,
+                frac: 0,
+                rate: 0,
+            };
+        }
+        let rem = N % r;
+        Serializer {
+            per_byte: N / r,
+            rem,
+            frac: (((rem as u128) << 64) / r as u128) as u64,
+            rate: r,
+        }
+    }
+
+    /// Time the wire is occupied by `size`: `BitsPerSec::serialization`.
+    #[inline]
+    pub fn time(&self, size: Bytes) -> Time {
+        let whole = size.0 as u128 * self.per_byte as u128;
+        if self.rem == 0 {
+            return Time(whole as u64);
+        }
+        Time((whole + self.ceil_rem(size.0)) as u64)
+    }
+
+    /// `ceil(s·rem / rate)`.
+    #[inline(never)]
+    fn ceil_rem(&self, s: u64) -> u128 {
+        if self.rate == 0 {
+            return BitsPerSec(0).serialization(Bytes(s)).0 as u128;
+        }
+        let t = s as u128 * self.rem as u128;
+        let r = self.rate as u128;
+        let mut c = (s as u128 * self.frac as u128) >> 64;
+        while c * r < t {
+            c += 1;
+        }
+        c
     }
 }
 
@@ -300,6 +376,67 @@ mod tests {
             .unwrap()
             .serialization(Bytes(1500));
         assert_eq!(t, Time::from_ps(120_000));
+    }
+
+    /// Rates of the shipped scenarios, examples and docs, and awkward ones
+    /// that do not divide 8·10^12.
+    const RATES: [u64; 26] = [
+        1_000_000_000,
+        10_000_000_000,
+        100_000_000,
+        5_000_000,
+        9600,
+        2_500_000_000,
+        200_000_000,
+        9,
+        100_000_000_000,
+        40_000_000_000,
+        25_000_000_000,
+        400_000_000_000,
+        3_000_000_000,
+        7_000_000,
+        1,
+        3,
+        999_999_937,
+        7_999_999_999_999,
+        8_000_000_000_000,
+        8_000_000_000_001,
+        16_000_000_000_000,
+        (1 << 63) + 1,
+        u64::MAX - 1,
+        u64::MAX,
+        1_000_000_007,
+        123_456_789_012,
+    ];
+
+    #[test]
+    fn serializer_equals_serialization_for_every_packet_size() {
+        for r in RATES {
+            let rate = BitsPerSec(r);
+            let ser = rate.serializer();
+            for size in 0..=65_535u64 {
+                assert_eq!(
+                    ser.time(Bytes(size)),
+                    rate.serialization(Bytes(size)),
+                    "{r} bps, {size} B"
+                );
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn serializer_equals_serialization(
+            r in 1u64..=u64::MAX,
+            small in 0u64..=1 << 20,
+            big in 0u64..1 << 61,
+        ) {
+            let rate = BitsPerSec(r);
+            let ser = rate.serializer();
+            for size in [small, big] {
+                proptest::prop_assert_eq!(ser.time(Bytes(size)), rate.serialization(Bytes(size)));
+            }
+        }
     }
 
     #[test]

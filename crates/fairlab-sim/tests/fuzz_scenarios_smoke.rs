@@ -28,7 +28,7 @@ fn fuzzed_scenarios_are_refused_in_one_line_or_run_to_the_end() {
     let corpus = gen::Corpus::load(&root);
     assert!(corpus.files.len() >= 8, "the shipped scenarios are found");
     let (mut refused, mut ran) = (0, 0);
-    for i in 0..1500 {
+    for i in 0..1000 {
         let c = gen::case(20240601, i, &corpus);
         let parsed = panic::catch_unwind(|| match c.format {
             gen::Format::Toml => Scenario::from_toml_str(&c.text),
@@ -69,5 +69,5 @@ fn fuzzed_scenarios_are_refused_in_one_line_or_run_to_the_end() {
             Ok(Ok(_)) => ran += 1,
         }
     }
-    assert!(refused > 500 && ran > 100, "refused {refused}, ran {ran}");
+    assert!(refused > 300 && ran > 60, "refused {refused}, ran {ran}");
 }

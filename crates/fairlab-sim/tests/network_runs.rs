@@ -89,19 +89,68 @@ fn every_data_packet_is_delivered_dropped_or_in_flight() {
     }
 }
 
+fn strs(t: &Table, col: &str) -> Vec<String> {
+    match t.column(col) {
+        Some(Column::Str(v)) => v.clone(),
+        _ => panic!("no text column {col}"),
+    }
+}
+
+/// Sixteen servers, 200 ms RTO: the port toward the client overflows. Every
+/// packet is counted once where it enters a queue and once where it leaves or
+/// is dropped, and the counters of ports, flows and summary agree.
 #[test]
 fn port_counters_balance() {
     let sc = incast(16, "200ms", "jiffy", "");
     let r = fairlab_sim::run(&sc, None).unwrap();
     let p = r.table("ports");
+    let (node, peer) = (strs(p, "node"), strs(p, "peer"));
+    let kind = strs(p, "node_kind");
     let (enq, deq, drop) = (p.i64s("enq_pkts"), p.i64s("deq_pkts"), p.i64s("drop_pkts"));
+    let drop_bytes = p.i64s("drop_bytes");
+    let (max_bytes, rtx_pkts) = (p.i64s("max_bytes"), p.i64s("timeout_rtx_pkts"));
     for i in 0..p.rows() {
         // The run ends when the last reply arrives: queues are empty.
-        assert_eq!(enq[i], deq[i]);
+        assert_eq!(enq[i], deq[i], "{} -> {}", node[i], peer[i]);
     }
-    let max_bytes = p.i64s("max_bytes");
-    assert!(max_bytes.iter().all(|&b| b <= 65536));
-    assert!(drop.iter().sum::<i64>() > 0);
+    // Every packet a socket sends enters its host's NIC queue (or is dropped
+    // there).
+    let hosts = (0..p.rows()).filter(|&i| kind[i] == "host");
+    let into_nics: i64 = hosts.map(|i| enq[i] + drop[i]).sum();
+    assert_eq!(into_nics, r.int("packets_sent"));
+    // Only the switch port toward the client overflows, only full 1500-byte
+    // data segments are dropped there, and only when it is within one
+    // segment of its 64 KiB limit.
+    let b = (0..p.rows())
+        .find(|&i| node[i] == "sw" && peer[i] == "client")
+        .unwrap();
+    assert!(drop[b] > 0);
+    assert_eq!(drop.iter().sum::<i64>(), drop[b]);
+    assert_eq!(drop[b], r.int("drops"));
+    assert_eq!(drop_bytes[b], 1500 * drop[b]);
+    assert!(max_bytes[b] > 65536 - 1500 && max_bytes[b] <= 65536);
+    assert!(max_bytes.iter().all(|&m| m <= 65536));
+    // Flows: each server sends 5 rounds of ceil(256 KiB / 1460 B) = 180 new
+    // segments, plus its retransmissions; every dropped segment was resent.
+    let f = r.table("flows");
+    let (segs, rtx) = (f.i64s("segments_sent"), f.i64s("retransmits"));
+    let timeouts = f.i64s("timeouts");
+    assert!(strs(f, "outcome").iter().all(|o| o == "complete"));
+    for k in 0..f.rows() {
+        assert_eq!(segs[k] - rtx[k], 5 * 180, "flow {k}");
+    }
+    assert!(rtx.iter().sum::<i64>() >= drop[b]);
+    // A timeout resends one segment, marked as such in its server's NIC; all
+    // of them pass the bottleneck.
+    let src = strs(f, "src");
+    for k in 0..f.rows() {
+        let nic = (0..p.rows()).find(|&i| node[i] == src[k]).unwrap();
+        assert_eq!(rtx_pkts[nic], timeouts[k], "{}", src[k]);
+    }
+    let total_timeouts = r.int("total_timeouts");
+    assert!(total_timeouts > 0);
+    assert_eq!(timeouts.iter().sum::<i64>(), total_timeouts);
+    assert_eq!(rtx_pkts[b], total_timeouts);
 }
 
 #[test]
@@ -136,8 +185,12 @@ fn render(t: &Table) -> String {
 }
 
 /// The rounds and flows of a small incast run, pinned. A change to TCP, the
-/// queues or the workload that moves any number shows up here; re-bless with
-/// `FAIRLAB_BLESS=1 cargo test` after checking the difference is intended.
+/// queues or the workload that moves any number shows up here. The snapshot
+/// is `tests/snapshots/network_runs__incast_4.snap`; a missing or different
+/// one fails the test (insta writes the new rendering to a `.snap.new` file
+/// beside it, or nothing under `CI=true`). Re-bless with
+/// `INSTA_UPDATE=always cargo test -p fairlab-sim --test network_runs` (or
+/// `cargo insta review`) after checking the difference is intended.
 #[test]
 fn incast_snapshot_four_servers() {
     let r = fairlab_sim::run(&incast(4, "200ms", "jiffy", ""), None).unwrap();
@@ -146,12 +199,7 @@ fn incast_snapshot_four_servers() {
         render(r.table("rounds")),
         render(r.table("flows"))
     );
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/snapshots/incast_4.csv");
-    if std::env::var("FAIRLAB_BLESS").is_ok() || !std::path::Path::new(path).exists() {
-        std::fs::write(path, &got).unwrap();
-    }
-    let want = std::fs::read_to_string(path).unwrap();
-    assert_eq!(got, want, "snapshot differs; see {path}");
+    insta::assert_snapshot!("incast_4", got);
 }
 
 #[test]
@@ -167,19 +215,96 @@ fn time_series_are_recorded_only_when_asked_and_add_up() {
         "[metrics]\nthroughput_bin = \"1ms\"\nqueue_sample = \"100us\"",
     );
     let r = fairlab_sim::run(&sc, None).unwrap();
+    // Each flow's bins add up to the bytes it delivered.
     let fs = r.table("flow_series");
-    let delivered: i64 = r.table("flows").i64s("bytes_delivered").iter().sum();
-    assert_eq!(fs.i64s("bytes").iter().sum::<i64>(), delivered);
+    let flows = r.table("flows");
+    let delivered = flows.i64s("bytes_delivered");
+    let (ids, bytes) = (fs.i64s("flow_id"), fs.i64s("bytes"));
+    for (k, &d) in delivered.iter().enumerate() {
+        let binned: i64 = (0..fs.rows())
+            .filter(|&j| ids[j] == k as i64)
+            .map(|j| bytes[j])
+            .sum();
+        assert_eq!(binned, d, "flow {k}");
+    }
+    // Every switch port (five: toward the client and each server) is sampled
+    // at 0, 100 us, ... up to the end of the run.
     let qs = r.table("queue_series");
-    assert!(qs.rows() > 100);
-    assert!(qs.i64s("bytes").iter().all(|&b| b <= 65536));
-    assert!(qs.i64s("bytes").iter().any(|&b| b > 0));
+    let samples = (r.float("sim_end_s") / 100e-6).floor() as usize + 1;
+    assert_eq!(qs.rows(), 5 * samples);
+    // A sample never exceeds the maximum the port recorded, and holds
+    // packets of 40 to 1500 bytes.
+    let p = r.table("ports");
+    let (pn, pp) = (strs(p, "node"), strs(p, "peer"));
+    let (qn, qp) = (strs(qs, "node"), strs(qs, "peer"));
+    let (qb, qk) = (qs.i64s("bytes"), qs.i64s("pkts"));
+    for j in 0..qs.rows() {
+        let i = (0..p.rows())
+            .find(|&i| pn[i] == qn[j] && pp[i] == qp[j])
+            .unwrap();
+        assert!(qb[j] <= p.i64s("max_bytes")[i] && qk[j] <= p.i64s("max_pkts")[i]);
+        assert!(40 * qk[j] <= qb[j] && qb[j] <= 1500 * qk[j]);
+    }
+    // Four servers answering at once queue at the port toward the client.
+    let at_client = (0..qs.rows()).filter(|&j| qn[j] == "sw" && qp[j] == "client");
+    assert!(at_client.map(|j| qk[j]).max().unwrap() >= 10);
 }
 
+/// A two-segment flow with an initial window of one segment: the receiver
+/// holds the ACK of the lone first segment until its delayed-ACK timer fires,
+/// and only that ACK lets the second segment go. The flow's end time shows
+/// the timer.
 #[test]
 fn linux_profile_delays_acks_with_a_40ms_timer() {
-    // One server, one round of an odd number of segments: the last segment's
-    // ACK waits for the delayed-ACK timer unless another segment follows.
+    let text = |delayed_ack: &str| {
+        format!(
+            r#"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "25us"
+[tcp]
+profile = "linux"
+initial_window = 1
+{delayed_ack}
+[[workload]]
+kind = "bulk"
+src = "h0"
+dst = "h1"
+size = "2920B"
+"#
+        )
+    };
+    let end = |delayed_ack: &str| {
+        let sc = Scenario::from_toml_str(&text(delayed_ack)).unwrap();
+        let r = fairlab_sim::run(&sc, None).unwrap();
+        assert_eq!(
+            r.get("profile"),
+            Some(&fairlab_sim::metrics::Value::Str("linux".into()))
+        );
+        assert_eq!(r.table("flows").i64s("bytes_delivered")[0], 2920);
+        r.table("flows").f64s("end_s")[0]
+    };
+    // Segment 1 reaches h1 at 175.6 us (see the one-segment flow above). On
+    // the profile's 4 ms jiffy clock a 40 ms timer armed in tick 0 fires at
+    // the start of tick 10: 40 ms. The 40-byte ACK crosses two hops in
+    // 2 x (0.32 + 25) us = 50.64 us, and segment 2 follows in 2 x (12 + 25) us
+    // = 74 us: 40 ms + 124.64 us.
+    let delayed = end("");
+    assert!(
+        (delayed - (40e-3 + 124.64e-6)).abs() < 1e-12,
+        "end = {delayed}"
+    );
+    // Without delayed ACKs the ACK leaves at 175.6 us: 175.6 + 124.64 us.
+    let at_once = end("delayed_ack = false");
+    assert!((at_once - 300.24e-6).abs() < 1e-12, "end = {at_once}");
+}
+
+/// Delayed ACKs acknowledge every second segment: the client of an incast
+/// (the receiver) sends under two thirds of the pure ACKs it sends without.
+#[test]
+fn linux_profile_acks_every_second_segment() {
     let sc = incast(1, "200ms", "jiffy", "");
     let mut sc_linux = sc.clone();
     sc_linux.tcp.profile = Some(fairlab_sim::spec::ProfileName::Linux);
@@ -193,7 +318,6 @@ fn linux_profile_delays_acks_with_a_40ms_timer() {
         linux.get("profile"),
         Some(&fairlab_sim::metrics::Value::Str("linux".into()))
     );
-    // Delayed ACKs halve the pure ACKs the client sends.
     let p_rfc = rfc.table("ports");
     let p_linux = linux.table("ports");
     let client_tx = |t: &Table| {
@@ -311,7 +435,25 @@ spread = "100ms"
     assert!(f.i64s("bytes_delivered").iter().all(|&b| b == 10 * 1460));
     assert!(f.strs("outcome").iter().all(|o| o == "complete"));
     assert!(f.strs("kind").iter().all(|k| k == "short"));
-    // Every flow ends after it starts; the run ends with the last one.
+    // Alone on the path a flow of 10 segments takes 424.88 us: the handshake
+    // (101.28 us, see the one-segment flow above) and slow start from 3
+    // segments, +1 per ACK, with segments 12 us apart on each 1 Gb/s hop:
+    // segments 1-3 leave h0 at 101.6 us and arrive 175.6, 187.6, 199.6 us;
+    // their ACKs (50.64 us back) release 4-9 at 226.24, 238.24, 250.24 us,
+    // which arrive from 300.24 us, 12 us apart; the ACK of segment 4 (at h0
+    // at 350.88 us) releases segment 10, which arrives at 424.88 us. A flow
+    // that overlaps another only takes longer.
     let ends = f.f64s("end_s");
-    assert!(ends.iter().zip(starts).all(|(e, s)| e > s));
+    let alone = 424.88e-6;
+    let mut alone_flows = 0;
+    for (i, (&e, &s)) in ends.iter().zip(starts).enumerate() {
+        let fct = e - s;
+        assert!(fct > alone - 1e-12, "flow {i}: {fct}");
+        let overlaps = (0..ends.len()).any(|j| j != i && starts[j] < e && s < ends[j]);
+        if !overlaps {
+            assert!((fct - alone).abs() < 1e-12, "flow {i}: {fct}");
+            alone_flows += 1;
+        }
+    }
+    assert!(alone_flows >= 15, "{alone_flows} flows ran alone");
 }

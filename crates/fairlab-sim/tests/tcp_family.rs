@@ -75,7 +75,8 @@ fn every_algorithm_alone_fills_a_one_bdp_buffered_link() {
     for algo in ALGOS {
         let r = fairlab_sim::run(&dumbbell(algo, 1, "9pkt", "20s", ""), None).unwrap();
         let u = bottleneck_utilization(&r, 20.0);
-        assert!(u >= 0.95, "{algo}: utilization {u:.3}");
+        // Deep enough to stay busy, and never above the link's capacity.
+        assert!((0.95..=1.0).contains(&u), "{algo}: utilization {u:.3}");
     }
 }
 
@@ -134,37 +135,86 @@ rounds = 20
     assert!(dctcp > 850e6, "dctcp {dctcp}");
 }
 
+/// The bottleneck queue (swL -> swR, packets waiting behind the one on the
+/// wire) of one flow on the 1 ms dumbbell with a 1000-packet buffer and a
+/// window that never limits it: its maximum and time average from the ports
+/// table, and its samples every millisecond from `[metrics] queue_sample`.
 #[test]
 fn vegas_keeps_a_small_queue_where_cubic_fills_a_deep_buffer() {
     let big_window = "receive_window = \"16MiB\"";
-    let vegas =
-        fairlab_sim::run(&dumbbell("vegas", 1, "1000pkt", "10s", big_window), None).unwrap();
-    let cubic =
-        fairlab_sim::run(&dumbbell("cubic", 1, "1000pkt", "10s", big_window), None).unwrap();
-    let max_pkts = |r: &RunResult| {
+    let run = |algo: &str| {
+        let mut sc = dumbbell(algo, 1, "1000pkt", "10s", big_window);
+        sc.metrics.queue_sample = Some(fairlab_sim::units::Time::from_ms(1));
+        fairlab_sim::run(&sc, None).unwrap()
+    };
+    struct Queue {
+        max_pkts: i64,
+        avg_pkts: f64,
+        drops: i64,
+        /// Samples from 2 s on (past slow start and its losses).
+        steady: Vec<i64>,
+    }
+    let queue = |r: &RunResult| {
         let nodes = strs(r, "ports", "node");
         let peers = strs(r, "ports", "peer");
         let i = (0..nodes.len())
             .find(|&i| nodes[i] == "swL" && peers[i] == "swR")
             .unwrap();
-        r.table("ports").i64s("max_pkts")[i]
+        let p = r.table("ports");
+        let (qn, qp) = (
+            strs(r, "queue_series", "node"),
+            strs(r, "queue_series", "peer"),
+        );
+        let q = r.table("queue_series");
+        let (t, pkts) = (q.f64s("t_s"), q.i64s("pkts"));
+        let steady: Vec<i64> = (0..t.len())
+            .filter(|&j| qn[j] == "swL" && qp[j] == "swR" && t[j] >= 2.0)
+            .map(|j| pkts[j])
+            .collect();
+        assert_eq!(steady.len(), 8001, "a sample every ms over [2 s, 10 s]");
+        Queue {
+            max_pkts: p.i64s("max_pkts")[i],
+            avg_pkts: p.f64s("avg_pkts")[i],
+            drops: p.i64s("drop_pkts")[i],
+            steady,
+        }
     };
-    let final_cwnd = |r: &RunResult| r.table("flows").i64s("final_cwnd_bytes")[0] / 1460;
-    // Vegas: alpha = 2 to beta = 4 packets queued in steady state (slow start
-    // may briefly queue more).
+    let vegas = queue(&run("vegas"));
+    let cubic = queue(&run("cubic"));
+    // Vegas holds alpha = 2 to beta = 4 packets at the bottleneck: one on
+    // the wire and 1 to 3 waiting. Past slow start every sample is in that
+    // range, so the queue never empties (the link stays busy) and never
+    // exceeds beta; so is the time average over the whole run. Slow start
+    // may briefly queue a few more. (With alpha = 3 or 4 the samples reach 4.)
+    let (lo, hi) = (
+        *vegas.steady.iter().min().unwrap(),
+        *vegas.steady.iter().max().unwrap(),
+    );
+    assert!(lo >= 1 && hi <= 3, "vegas steady queue in [{lo}, {hi}]");
     assert!(
-        final_cwnd(&vegas) < 8 + 10,
-        "vegas cwnd {}",
-        final_cwnd(&vegas)
+        (1.0..=3.0).contains(&vegas.avg_pkts),
+        "vegas mean queue {}",
+        vegas.avg_pkts
+    );
+    assert!(vegas.max_pkts <= 8, "vegas max queue {}", vegas.max_pkts);
+    assert_eq!(vegas.drops, 0);
+    // CUBIC fills the 1000-packet buffer to overflow, then keeps a standing
+    // queue of hundreds of packets: after slow start, two orders of
+    // magnitude above Vegas's at every sample. (Its slow-start bursts also
+    // overflow the sender's 1000-packet NIC queue; those local drops reduce
+    // the window once, as Linux's tcp_enter_cwr does, so the standing queue
+    // starts near 400 packets and grows as CUBIC probes: 396 to 648.)
+    assert_eq!(cubic.max_pkts, 1000);
+    assert!(cubic.drops > 0);
+    let cubic_lo = *cubic.steady.iter().min().unwrap();
+    assert!(
+        cubic_lo >= 100 * hi,
+        "cubic steady queue down to {cubic_lo}"
     );
     assert!(
-        max_pkts(&cubic) > 500,
-        "cubic max queue {}",
-        max_pkts(&cubic)
-    );
-    assert!(
-        final_cwnd(&cubic) > 300,
-        "cubic cwnd {}",
-        final_cwnd(&cubic)
+        cubic.avg_pkts > 100.0 * vegas.avg_pkts,
+        "cubic mean queue {} against vegas {}",
+        cubic.avg_pkts,
+        vegas.avg_pkts
     );
 }

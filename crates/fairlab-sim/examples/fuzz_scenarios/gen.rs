@@ -424,10 +424,43 @@ fn generate(g: &mut G) -> Table {
             "send_jitter".into(),
             g.sized(&["0us", "1us", "2us"], TIMES_BAD, TIMES_BIG),
         );
+        h.insert("nic_queues".into(), g.count(&[1, 2, 4, 8]));
+        if g.chance(0.3) {
+            let mut a = Table::new();
+            let h0 = g.pick(&hosts);
+            let key = g.choose(&[h0.as_str()], NAMES_BAD);
+            a.insert(
+                key.as_str().unwrap_or("x").into(),
+                g.choose(
+                    &["10.0.0.1", "10.1.0.2", "192.168.0.7"],
+                    &["10.0.0", "300.1.1.1", "", "::1"],
+                ),
+            );
+            h.insert("addresses".into(), Value::Table(a));
+        }
         sc.insert("host".into(), Value::Table(thin(g, h)));
     }
     if g.chance(0.6) {
         sc.insert("tcp".into(), Value::Table(tcp_table(g)));
+    }
+    if g.chance(0.2) {
+        let mut r = Table::new();
+        let names = ["ecmp", "first", "address_bits", "spray"];
+        r.insert(
+            "selection".into(),
+            g.choose(&names, &["random", "ECMP", ""]),
+        );
+        if g.chance(0.4) {
+            let mut per = Table::new();
+            let sw_name = g.pick(sw);
+            let key = g.choose(&[sw_name], NAMES_BAD);
+            per.insert(
+                key.as_str().unwrap_or("x").into(),
+                g.choose(&names, &["hash"]),
+            );
+            r.insert("switches".into(), Value::Table(per));
+        }
+        sc.insert("routing".into(), Value::Table(thin(g, r)));
     }
     // Workloads.
     let mut wls = Vec::new();

@@ -14,6 +14,7 @@
 //!     cargo run --release --example fuzz_scenarios -- --cases 3000 --seed 1
 //!     cargo run --release --example fuzz_scenarios -- --cases 100000 --seed 7
 //!     cargo run --release --example fuzz_scenarios -- --print 1234 --seed 7
+//!     cargo run --release --example fuzz_scenarios -- --file my.toml
 //!
 //! The parent process runs the cases in a child process (itself with
 //! `--child`). The child counts every allocation (a global allocator that
@@ -124,6 +125,7 @@ struct Args {
     child: bool,
     limits_off: bool,
     print: Option<u64>,
+    file: Option<String>,
     show: usize,
 }
 
@@ -137,6 +139,7 @@ fn args() -> Args {
         child: false,
         limits_off: false,
         print: None,
+        file: None,
         show: 0,
     };
     let mut it = std::env::args().skip(1);
@@ -154,6 +157,7 @@ fn args() -> Args {
             "--mem-mib" => a.mem_mib = num("--mem-mib"),
             "--print" => a.print = Some(num("--print")),
             "--show" => a.show = num("--show") as usize,
+            "--file" => a.file = it.next(),
             "--child" => a.child = true,
             "--limits-off" => a.limits_off = true,
             other => {
@@ -459,6 +463,27 @@ fn parent(a: &Args) -> i32 {
 fn main() {
     let a = args();
     LIMITS_OFF.store(a.limits_off, Ordering::Relaxed);
+    if let Some(path) = &a.file {
+        // One scenario file through the same checks and bounds (no child).
+        let text = std::fs::read_to_string(path).expect("readable file");
+        let format = if path.ends_with(".json") {
+            gen::Format::Json
+        } else {
+            gen::Format::Toml
+        };
+        let c = gen::Case {
+            text,
+            format,
+            origin: path.clone(),
+        };
+        let started = Instant::now();
+        let (class, detail) = run_case(&c);
+        println!(
+            "{class} {detail} ({:.2} s in all)",
+            started.elapsed().as_secs_f64()
+        );
+        return;
+    }
     if let Some(i) = a.print {
         let corpus = gen::Corpus::load(&repo_root());
         let c = gen::case(a.seed, i, &corpus);

@@ -1,16 +1,27 @@
 //! The network: nodes (hosts and switches), output ports with their queues,
-//! full-duplex point-to-point links, and static shortest-path routes.
+//! full-duplex point-to-point links, host addresses, and routing by sets of
+//! equal-cost next hops with a selection step per node.
+//!
+//! A packet's path through `net`: at its source host, [`Network::route`]
+//! picks one of the host's ports (a single-homed host has one); at each
+//! switch, the switch's FIB maps the packet's destination host to a
+//! next-hop set and the switch's [`Selection`] picks one port of the set
+//! from the packet (its destination address or its flow hash).
 
-mod packet;
 mod port;
 mod routing;
 pub mod topology;
 
-pub use packet::{flags, NodeId, Packet, PortId, MAX_SACK_BLOCKS, NO_TS, TCP_IP_HEADER};
+pub use crate::packet::NodeId;
 pub use port::{Port, PortStats};
+pub use routing::Selection;
 
+use crate::packet::{Addr, Packet};
 use crate::queue::Queue;
 use crate::units::{BitsPerSec, Time};
+
+/// Index of an output port in the network.
+pub type PortId = u32;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
@@ -26,8 +37,9 @@ pub struct Node {
     pub ports: Vec<PortId>,
 }
 
-/// Nodes, ports and routes. Built once by a topology builder, then only the
-/// ports' queues and counters change during a run.
+/// Nodes, ports, addresses and routes. Built once by a topology builder,
+/// then only the ports' queues and counters (and spraying counters) change
+/// during a run.
 #[derive(Clone, Debug, Default)]
 pub struct Network {
     pub nodes: Vec<Node>,
@@ -35,8 +47,9 @@ pub struct Network {
     /// Host node ids in creation order; a host's position here is its host index.
     pub hosts: Vec<NodeId>,
     host_index: Vec<u32>,
-    /// `routes[node * hosts.len() + host_index]`: the output port toward that host.
-    routes: Vec<PortId>,
+    /// Per host index: its address.
+    addrs: Vec<Addr>,
+    routes: routing::Routes,
 }
 
 pub const NO_ROUTE: PortId = PortId::MAX;
@@ -46,6 +59,8 @@ impl Network {
         Network::default()
     }
 
+    /// Adds a node; a host gets the next address of the builders' plan
+    /// ([`Addr::nth_host`]) until [`Network::set_addr`] says otherwise.
     pub fn add_node(&mut self, name: &str, kind: NodeKind) -> NodeId {
         let id = self.nodes.len() as NodeId;
         self.nodes.push(Node {
@@ -54,15 +69,18 @@ impl Network {
             ports: Vec::new(),
         });
         if kind == NodeKind::Host {
-            self.host_index.push(self.hosts.len() as u32);
+            let i = self.hosts.len() as u32;
+            self.host_index.push(i);
             self.hosts.push(id);
+            self.addrs.push(Addr::nth_host(i).unwrap_or_default());
         } else {
             self.host_index.push(u32::MAX);
         }
         id
     }
 
-    /// Connects `a` and `b` with a full-duplex link: one output port at each end.
+    /// Connects `a` and `b` with a full-duplex link: one output port at each
+    /// end. The two ports are `p` and `p ^ 1`.
     pub fn connect(
         &mut self,
         a: NodeId,
@@ -92,6 +110,24 @@ impl Network {
         self.nodes[n as usize].kind == NodeKind::Host
     }
 
+    /// The host index of host node `n` (its position in [`Network::hosts`]).
+    #[inline]
+    pub fn host_index(&self, n: NodeId) -> Option<u32> {
+        let i = self.host_index[n as usize];
+        (i != u32::MAX).then_some(i)
+    }
+
+    /// The address of host node `n`.
+    pub fn addr(&self, n: NodeId) -> Addr {
+        self.addrs[self.host_index[n as usize] as usize]
+    }
+
+    /// Gives host node `n` its own address (the scenario's, not the plan's).
+    pub fn set_addr(&mut self, n: NodeId, a: Addr) {
+        let i = self.host_index[n as usize] as usize;
+        self.addrs[i] = a;
+    }
+
     /// The output port of `node` toward `peer`, if they are linked.
     pub fn port_toward(&self, node: NodeId, peer: NodeId) -> Option<PortId> {
         self.nodes[node as usize]
@@ -101,15 +137,41 @@ impl Network {
             .find(|&p| self.ports[p as usize].peer == peer)
     }
 
-    /// Computes every route (call after the last `connect`).
-    pub fn compute_routes(&mut self) {
-        self.routes = routing::shortest_paths(self);
+    /// Sets how `node` picks among equal-cost next hops (before
+    /// [`Network::compute_routes`]); switches default to [`Selection::FlowHash`]
+    /// under a salt of their own, hosts to [`Selection::First`].
+    pub fn set_selection(&mut self, node: NodeId, s: Selection) {
+        self.routes.set_selection(self.nodes.len(), node, s);
     }
 
-    /// The output port at `node` for a packet to host node `dst`.
+    /// Computes every route (call after the last `connect`).
+    pub fn compute_routes(&mut self) {
+        let prev = std::mem::take(&mut self.routes);
+        self.routes = routing::compute(self, prev);
+    }
+
+    /// The output port at `node` for `pkt` ([`NO_ROUTE`] when its
+    /// destination is unreachable from `node`).
     #[inline]
-    pub fn route(&self, node: NodeId, dst: NodeId) -> PortId {
-        let h = self.host_index[dst as usize] as usize;
-        self.routes[node as usize * self.hosts.len() + h]
+    pub fn route(&mut self, node: NodeId, pkt: &Packet) -> PortId {
+        let dst_host = self.host_index[pkt.dst as usize];
+        let addrs = &self.addrs;
+        self.routes
+            .select(node, dst_host, pkt, || addrs[dst_host as usize])
+    }
+
+    /// The next-hop set at `node` toward host node `dst`, in the order the
+    /// links were attached (empty: unreachable).
+    pub fn next_hops(&self, node: NodeId, dst: NodeId) -> &[PortId] {
+        self.routes.set_of(
+            node,
+            self.host_index[dst as usize],
+            &self.nodes[node as usize],
+        )
+    }
+
+    /// Bytes of routing state (FIB entries and next-hop sets).
+    pub fn route_state_bytes(&self) -> usize {
+        self.routes.state_bytes()
     }
 }

@@ -50,8 +50,6 @@ pub struct Port {
     /// One-way propagation delay of the link.
     pub delay: Time,
     pub queue: Queue,
-    /// A packet is being serialized.
-    pub busy: bool,
     pub stats: PortStats,
     /// Packets that have arrived, for arrival stamps.
     pub arrivals: u64,
@@ -68,7 +66,6 @@ impl Port {
             rate,
             delay,
             queue,
-            busy: false,
             stats: PortStats::default(),
             arrivals: 0,
             last_departed: Vec::new(),

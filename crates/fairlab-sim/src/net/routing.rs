@@ -1,49 +1,424 @@
-//! Static shortest-path routing by breadth-first search from each host.
+//! Routing by next-hop sets: every switch (and every multi-homed host)
+//! holds, per destination host, the set of its output ports that lie on a
+//! shortest path, and one selection step per node picks a port of the set
+//! from the packet.
 //!
-//! Ties between equal-length next hops go to the port attached first, so the
-//! routes depend only on the order the topology was built in. Hosts never
-//! forward traffic that is not theirs.
+//! Distances come from one breadth-first search per switch over the
+//! switch-only graph, so the cost of building grows with switches x
+//! (switches + hosts), and the state kept with switches x hosts, never
+//! with every node x every host. A set of one port (every route of a star
+//! or a dumbbell) is stored in the FIB entry itself; larger sets are kept
+//! once each and shared. Within a set, ports keep the order their links
+//! were attached, so [`Selection::First`] gives the static routes of a
+//! builder that breaks ties by construction order. Hosts never forward
+//! traffic that is not theirs.
 
-use super::{Network, NodeKind, PortId, NO_ROUTE};
-use std::collections::VecDeque;
+use super::{Network, Node, NodeId, NodeKind, PortId, NO_ROUTE};
+use crate::packet::{flow_hash, Addr, Packet, Salt};
+use std::collections::{HashMap, VecDeque};
 
-pub(super) fn shortest_paths(net: &Network) -> Vec<PortId> {
-    let n = net.nodes.len();
-    let h = net.hosts.len();
-    let mut routes = vec![NO_ROUTE; n * h];
-    let mut dist = vec![u32::MAX; n];
-    let mut frontier = VecDeque::new();
-    for (hi, &dst) in net.hosts.iter().enumerate() {
-        dist.iter_mut().for_each(|d| *d = u32::MAX);
-        dist[dst as usize] = 0;
-        frontier.clear();
-        frontier.push_back(dst);
-        while let Some(u) = frontier.pop_front() {
-            if u != dst && net.nodes[u as usize].kind == NodeKind::Host {
-                continue;
-            }
-            for &p in &net.nodes[u as usize].ports {
-                let v = net.ports[p as usize].peer;
-                if dist[v as usize] == u32::MAX {
-                    dist[v as usize] = dist[u as usize] + 1;
-                    frontier.push_back(v);
-                }
-            }
+/// How a node picks one port of a next-hop set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Selection {
+    /// The first port (in link-attachment order): one fixed path per
+    /// destination, as static routes give.
+    First,
+    /// The destination address modulo the set's size: the low-order-bits
+    /// rule of the two-level tables in Al-Fares et al.'s fat tree (the
+    /// outcast study's topology), spreading destinations, not flows.
+    DstAddr,
+    /// Per-flow ECMP: the flow hash under this node's salt, so that a flow
+    /// keeps one path and two switches' choices are independent.
+    FlowHash(Salt),
+    /// Per-packet spraying: round robin over the set (one counter per node).
+    Spray,
+}
+
+/// A FIB entry or a node's route: a port itself when tagged, else the id
+/// of a shared next-hop set.
+const TAG: u32 = 1 << 31;
+const NONE: u32 = u32::MAX;
+
+#[derive(Clone, Debug)]
+struct Fib {
+    /// Per destination host index: a tagged port, a set id, or [`NONE`].
+    entries: Vec<u32>,
+    selection: Selection,
+    spray: u32,
+}
+
+#[derive(Clone, Debug, Default)]
+pub(super) struct Routes {
+    /// Per node: a tagged port (a single-homed host's only port), the index
+    /// of its FIB, or [`NONE`].
+    route_of: Vec<u32>,
+    fibs: Vec<Fib>,
+    /// Next-hop sets of two or more ports: (start, len) in `pool`.
+    sets: Vec<(u32, u32)>,
+    pool: Vec<PortId>,
+    /// Per node: its selection step, where set before computing.
+    chosen: Vec<Option<Selection>>,
+}
+
+impl Routes {
+    pub(super) fn set_selection(&mut self, nodes: usize, node: NodeId, s: Selection) {
+        if self.chosen.len() < nodes {
+            self.chosen.resize(nodes, None);
         }
-        for u in 0..n {
-            if u as u32 == dst || dist[u] == u32::MAX {
-                continue;
-            }
-            let best = net.nodes[u].ports.iter().copied().find(|&p| {
-                let v = net.ports[p as usize].peer as usize;
-                dist[v] != u32::MAX
-                    && dist[v] + 1 == dist[u]
-                    && (v as u32 == dst || net.nodes[v].kind == NodeKind::Switch)
-            });
-            if let Some(p) = best {
-                routes[u * h + hi] = p;
+        self.chosen[node as usize] = Some(s);
+        if let Some(&r) = self.route_of.get(node as usize) {
+            if r & TAG == 0 {
+                self.fibs[r as usize].selection = s;
             }
         }
     }
-    routes
+
+    #[inline]
+    fn decode(e: u32) -> Option<PortId> {
+        debug_assert!(e & TAG != 0);
+        (e != NONE).then_some(e & !TAG)
+    }
+
+    /// The port `node` sends `pkt` on, toward host index `dst_host`.
+    #[inline]
+    pub(super) fn select(
+        &mut self,
+        node: NodeId,
+        dst_host: u32,
+        pkt: &Packet,
+        dst_addr: impl FnOnce() -> Addr,
+    ) -> PortId {
+        let r = self.route_of[node as usize];
+        if r & TAG != 0 {
+            return Self::decode(r).unwrap_or(NO_ROUTE);
+        }
+        let fib = &mut self.fibs[r as usize];
+        let e = fib.entries[dst_host as usize];
+        if e & TAG != 0 {
+            return Self::decode(e).unwrap_or(NO_ROUTE);
+        }
+        let (start, len) = self.sets[e as usize];
+        let i = match fib.selection {
+            Selection::First => 0,
+            Selection::DstAddr => dst_addr().to_u32() % len,
+            Selection::FlowHash(salt) => flow_hash::pick(pkt.hash, salt, len),
+            Selection::Spray => {
+                fib.spray = fib.spray.wrapping_add(1);
+                fib.spray % len
+            }
+        };
+        self.pool[(start + i) as usize]
+    }
+
+    pub(super) fn set_of<'a>(&'a self, node: NodeId, dst_host: u32, n: &'a Node) -> &'a [PortId] {
+        let r = self.route_of[node as usize];
+        let e = if r & TAG != 0 {
+            r
+        } else {
+            self.fibs[r as usize].entries[dst_host as usize]
+        };
+        if e == NONE {
+            return &[];
+        }
+        if e & TAG != 0 {
+            let p = e & !TAG;
+            let i = n.ports.iter().position(|&q| q == p).expect("own port");
+            return &n.ports[i..=i];
+        }
+        let (start, len) = self.sets[e as usize];
+        &self.pool[start as usize..(start + len) as usize]
+    }
+
+    pub(super) fn state_bytes(&self) -> usize {
+        4 * (self.route_of.len() + self.pool.len())
+            + 8 * self.sets.len()
+            + self.fibs.iter().map(|f| 4 * f.entries.len()).sum::<usize>()
+    }
+}
+
+/// Builds every node's routes (keeping the selections already chosen).
+pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
+    let n = net.nodes.len();
+    let h = net.hosts.len();
+    let mut chosen = prev.chosen;
+    chosen.resize(n, None);
+
+    // Switches, numbered among themselves.
+    let switches: Vec<NodeId> = (0..n as NodeId)
+        .filter(|&u| net.nodes[u as usize].kind == NodeKind::Switch)
+        .collect();
+    let mut sw_no = vec![u32::MAX; n];
+    for (i, &u) in switches.iter().enumerate() {
+        sw_no[u as usize] = i as u32;
+    }
+    let s = switches.len();
+    let peer = |p: PortId| net.ports[p as usize].peer;
+    let is_switch = |v: NodeId| sw_no[v as usize] != u32::MAX;
+
+    // Hop counts between switches over switch-to-switch links.
+    let mut d = vec![u32::MAX; s * s];
+    let mut frontier = VecDeque::new();
+    for a in 0..s {
+        let row = &mut d[a * s..(a + 1) * s];
+        row[a] = 0;
+        frontier.clear();
+        frontier.push_back(a);
+        while let Some(x) = frontier.pop_front() {
+            for &p in &net.nodes[switches[x] as usize].ports {
+                let v = peer(p);
+                if is_switch(v) {
+                    let y = sw_no[v as usize] as usize;
+                    if row[y] == u32::MAX {
+                        row[y] = row[x] + 1;
+                        frontier.push_back(y);
+                    }
+                }
+            }
+        }
+    }
+
+    // Per destination host: the switches it hangs off.
+    let attached: Vec<Vec<u32>> = net
+        .hosts
+        .iter()
+        .map(|&x| {
+            let mut a: Vec<u32> = net.nodes[x as usize]
+                .ports
+                .iter()
+                .map(|&p| peer(p))
+                .filter(|&v| is_switch(v))
+                .map(|v| sw_no[v as usize])
+                .collect();
+            a.sort_unstable();
+            a.dedup();
+            a
+        })
+        .collect();
+    // Hops from switch number `u` to host index `hi` (u32::MAX: unreachable).
+    let dist = |u: usize, hi: usize| -> u32 {
+        attached[hi]
+            .iter()
+            .map(|&a| d[u * s + a as usize])
+            .min()
+            .map_or(u32::MAX, |x| x.saturating_add(1))
+    };
+
+    let mut out = Routes {
+        route_of: vec![NONE; n],
+        chosen: Vec::new(),
+        ..Routes::default()
+    };
+    let mut set_ids: HashMap<Vec<PortId>, u32> = HashMap::new();
+    let mut candidates: Vec<PortId> = Vec::new();
+    let mut intern = |out: &mut Routes, c: &[PortId]| -> u32 {
+        match c.len() {
+            0 => NONE,
+            1 => TAG | c[0],
+            _ => *set_ids.entry(c.to_vec()).or_insert_with(|| {
+                out.sets.push((out.pool.len() as u32, c.len() as u32));
+                out.pool.extend_from_slice(c);
+                (out.sets.len() - 1) as u32
+            }),
+        }
+    };
+
+    for u in 0..n as NodeId {
+        let node = &net.nodes[u as usize];
+        let ports = &node.ports;
+        match node.kind {
+            NodeKind::Host if ports.len() <= 1 => {
+                out.route_of[u as usize] = ports.first().map_or(NONE, |&p| TAG | p);
+            }
+            NodeKind::Host => {
+                // A multi-homed host: its ports on a shortest path.
+                let mut entries = vec![NONE; h];
+                for (hi, &dst) in net.hosts.iter().enumerate() {
+                    let cost = |p: PortId| {
+                        let v = peer(p);
+                        if v == dst {
+                            1
+                        } else if is_switch(v) {
+                            dist(sw_no[v as usize] as usize, hi).saturating_add(1)
+                        } else {
+                            u32::MAX
+                        }
+                    };
+                    let best = ports.iter().map(|&p| cost(p)).min().unwrap_or(u32::MAX);
+                    if dst == u || best == u32::MAX {
+                        continue;
+                    }
+                    candidates.clear();
+                    candidates.extend(ports.iter().copied().filter(|&p| cost(p) == best));
+                    entries[hi] = intern(&mut out, &candidates);
+                }
+                out.route_of[u as usize] = out.fibs.len() as u32;
+                out.fibs.push(Fib {
+                    entries,
+                    selection: chosen[u as usize].unwrap_or(Selection::First),
+                    spray: 0,
+                });
+            }
+            NodeKind::Switch => {
+                let su = sw_no[u as usize] as usize;
+                let uplinks: Vec<PortId> = ports
+                    .iter()
+                    .copied()
+                    .filter(|&p| is_switch(peer(p)))
+                    .collect();
+                let mut entries = vec![NONE; h];
+                for (hi, &dst) in net.hosts.iter().enumerate() {
+                    let du = dist(su, hi);
+                    candidates.clear();
+                    if du == 1 {
+                        // Directly attached: this switch's ports to the host,
+                        // found from the host's side (port p's reverse is p ^ 1).
+                        candidates.extend(
+                            net.nodes[dst as usize]
+                                .ports
+                                .iter()
+                                .filter(|&&p| peer(p) == u)
+                                .map(|&p| p ^ 1),
+                        );
+                        candidates.sort_unstable();
+                    } else if du != u32::MAX {
+                        candidates.extend(
+                            uplinks
+                                .iter()
+                                .copied()
+                                .filter(|&p| dist(sw_no[peer(p) as usize] as usize, hi) == du - 1),
+                        );
+                    }
+                    entries[hi] = intern(&mut out, &candidates);
+                }
+                out.route_of[u as usize] = out.fibs.len() as u32;
+                out.fibs.push(Fib {
+                    entries,
+                    selection: chosen[u as usize].unwrap_or(Selection::First),
+                    spray: 0,
+                });
+            }
+        }
+    }
+    out.chosen = chosen;
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::queue::{BufferLimit, DropTail, Queue};
+    use crate::units::{BitsPerSec, Time};
+
+    fn q() -> Queue {
+        Queue::DropTail(DropTail::new(BufferLimit::Packets(10)))
+    }
+
+    /// Two hosts joined by two parallel two-switch paths:
+    /// a - s0 - {s1, s2} - s3 - b.
+    fn diamond() -> (Network, [NodeId; 6]) {
+        let mut net = Network::new();
+        let a = net.add_node("a", NodeKind::Host);
+        let b = net.add_node("b", NodeKind::Host);
+        let s: Vec<NodeId> = (0..4)
+            .map(|i| net.add_node(&format!("s{i}"), NodeKind::Switch))
+            .collect();
+        let (r, t) = (BitsPerSec(1_000_000_000), Time::from_us(1));
+        for (x, y) in [
+            (a, s[0]),
+            (s[0], s[1]),
+            (s[0], s[2]),
+            (s[1], s[3]),
+            (s[2], s[3]),
+            (s[3], b),
+        ] {
+            net.connect(x, y, r, t, q(), q());
+        }
+        (net, [a, b, s[0], s[1], s[2], s[3]])
+    }
+
+    fn pkt(dst: NodeId, hash: u32) -> Packet {
+        Packet {
+            dst,
+            hash,
+            ..Packet::blank()
+        }
+    }
+
+    #[test]
+    fn equal_cost_paths_form_one_set_in_attachment_order() {
+        let (mut net, [a, b, s0, s1, s2, _]) = diamond();
+        net.compute_routes();
+        let set = net.next_hops(s0, b).to_vec();
+        let peers: Vec<NodeId> = set.iter().map(|&p| net.ports[p as usize].peer).collect();
+        assert_eq!(peers, vec![s1, s2]);
+        // Toward a, only the port back: one entry, no set.
+        assert_eq!(net.next_hops(s0, a).len(), 1);
+        // First keeps the static route of the first attached link.
+        assert_eq!(net.route(s0, &pkt(b, 0)), set[0]);
+    }
+
+    #[test]
+    fn per_flow_ecmp_keeps_a_flow_on_one_path_and_spreads_flows() {
+        let (mut net, [_, b, s0, ..]) = diamond();
+        net.set_selection(s0, Selection::FlowHash(Salt(42)));
+        net.compute_routes();
+        let set = net.next_hops(s0, b).to_vec();
+        let mut used = [0u32; 2];
+        for flow in 0..1000u32 {
+            let hash = flow_hash::fmix32(flow);
+            let first = net.route(s0, &pkt(b, hash));
+            for _ in 0..3 {
+                assert_eq!(net.route(s0, &pkt(b, hash)), first, "one path per flow");
+            }
+            used[set.iter().position(|&p| p == first).unwrap()] += 1;
+        }
+        assert!(used.iter().all(|&u| (400..600).contains(&u)), "{used:?}");
+    }
+
+    #[test]
+    fn spraying_alternates_packets_of_one_flow_over_the_set() {
+        let (mut net, [_, b, s0, ..]) = diamond();
+        net.set_selection(s0, Selection::Spray);
+        net.compute_routes();
+        let picks: Vec<PortId> = (0..4).map(|_| net.route(s0, &pkt(b, 7))).collect();
+        assert_ne!(picks[0], picks[1]);
+        assert_eq!(picks[0], picks[2]);
+        assert_eq!(picks[1], picks[3]);
+    }
+
+    #[test]
+    fn destination_address_bits_pick_the_port() {
+        let (mut net, [a, b, s0, ..]) = diamond();
+        net.set_selection(s0, Selection::DstAddr);
+        net.set_addr(b, Addr::new(10, 0, 0, 7));
+        net.compute_routes();
+        let set = net.next_hops(s0, b).to_vec();
+        assert_eq!(net.route(s0, &pkt(b, 1)), set[1], "7 mod 2 = 1");
+        net.set_addr(b, Addr::new(10, 0, 0, 8));
+        assert_eq!(net.route(s0, &pkt(b, 1)), set[0], "8 mod 2 = 0");
+        let _ = a;
+    }
+
+    #[test]
+    fn hosts_never_forward_and_a_star_keeps_one_entry_per_destination() {
+        let mut net = Network::new();
+        let hosts: Vec<NodeId> = (0..50)
+            .map(|i| net.add_node(&format!("h{i}"), NodeKind::Host))
+            .collect();
+        let sw = net.add_node("sw", NodeKind::Switch);
+        for &x in &hosts {
+            net.connect(x, sw, BitsPerSec(1_000_000_000), Time::from_us(1), q(), q());
+        }
+        net.compute_routes();
+        for &x in &hosts {
+            assert_eq!(net.ports[net.next_hops(sw, x)[0] as usize].peer, x);
+            // A host's only route is its only port, whatever the destination.
+            assert_eq!(
+                net.route(x, &pkt(hosts[0], 0)),
+                net.nodes[x as usize].ports[0]
+            );
+        }
+        // 50 FIB entries at the switch and one route per node; no sets.
+        assert_eq!(net.route_state_bytes(), 4 * 51 + 4 * 50);
+    }
 }

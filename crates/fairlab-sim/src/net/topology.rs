@@ -106,11 +106,11 @@ mod tests {
         let r1 = net.node_by_name("r1").unwrap();
         let swl = net.node_by_name("swL").unwrap();
         let swr = net.node_by_name("swR").unwrap();
-        assert_eq!(net.ports[net.route(l0, r1) as usize].peer, swl);
-        assert_eq!(net.ports[net.route(swl, r1) as usize].peer, swr);
-        assert_eq!(net.ports[net.route(swr, r1) as usize].peer, r1);
+        assert_eq!(net.ports[net.next_hops(l0, r1)[0] as usize].peer, swl);
+        assert_eq!(net.ports[net.next_hops(swl, r1)[0] as usize].peer, swr);
+        assert_eq!(net.ports[net.next_hops(swr, r1)[0] as usize].peer, r1);
         // Host l1 never forwards for others: l0 -> l1 goes via swL.
         let l1 = net.node_by_name("l1").unwrap();
-        assert_eq!(net.ports[net.route(swl, l1) as usize].peer, l1);
+        assert_eq!(net.ports[net.next_hops(swl, l1)[0] as usize].peer, l1);
     }
 }

@@ -6,7 +6,7 @@
 //! queue, itself included, above K is marked CE instead of waiting for a drop.
 
 use super::{BufferLimit, QueueDiscipline};
-use crate::net::{flags, Packet};
+use crate::packet::{flags, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -22,14 +22,13 @@ pub struct DropTail {
 
 impl DropTail {
     pub fn new(limit: BufferLimit) -> DropTail {
-        let cap = match limit {
-            BufferLimit::Packets(n) => (n as usize).min(4096),
-            BufferLimit::Bytes(b) => ((b.get() / 1500) as usize + 1).min(4096),
-        };
         DropTail {
             limit,
             mark_above: None,
-            fifo: VecDeque::with_capacity(cap),
+            // Grown on demand, not reserved up to the limit: a host's
+            // 1000-packet NIC queue would otherwise hold 88 KB per host
+            // from the start (8.8 GB for a 100,000-host star).
+            fifo: VecDeque::new(),
             bytes: 0,
             marks: 0,
         }

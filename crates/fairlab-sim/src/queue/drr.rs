@@ -5,7 +5,7 @@
 
 use super::flowq::Buckets;
 use super::{BufferLimit, QueueDiscipline};
-use crate::net::Packet;
+use crate::packet::{Packet, Salt};
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -13,14 +13,18 @@ pub struct Drr {
     b: Buckets,
     n: usize,
     quantum: u64,
+    salt: Salt,
     deficit: Vec<u64>,
     /// The bucket at the head of the list has received its quantum for this visit.
     head_credited: bool,
 }
 
 impl Drr {
-    pub fn new(buckets: u32, limit: BufferLimit, quantum: u64) -> Drr {
+    /// `salt` keys the flow-to-bucket hash (from the port's seeded stream,
+    /// so that two DRR ports, or two runs' seeds, bucket flows differently).
+    pub fn new(buckets: u32, limit: BufferLimit, quantum: u64, salt: Salt) -> Drr {
         Drr {
+            salt,
             b: Buckets::new(buckets as usize, limit),
             n: buckets as usize,
             quantum,
@@ -32,7 +36,7 @@ impl Drr {
 
 impl QueueDiscipline for Drr {
     fn enqueue(&mut self, pkt: Packet, _now: Time) -> Result<(), Packet> {
-        let h = Buckets::hash(&pkt, 0x5EED, self.n);
+        let h = Buckets::hash(&pkt, self.salt, self.n);
         match self.b.push(h, pkt) {
             None => Ok(()),
             Some(dropped) => Err(dropped),
@@ -87,10 +91,12 @@ impl QueueDiscipline for Drr {
 mod tests {
     use super::*;
 
+    const SALT: Salt = Salt(0x5EED);
+
     fn pkt(flow: u32, payload: u32) -> Packet {
         Packet {
             conn: flow,
-            src: flow,
+            hash: crate::packet::flow_hash::fmix32(flow + 1),
             dst: 99,
             payload,
             ..Packet::blank()
@@ -102,10 +108,10 @@ mod tests {
         // Find two flows in different buckets.
         let n = 64;
         let (a, mut b) = (1u32, 2u32);
-        while Buckets::hash(&pkt(a, 0), 0x5EED, n) == Buckets::hash(&pkt(b, 0), 0x5EED, n) {
+        while Buckets::hash(&pkt(a, 0), SALT, n) == Buckets::hash(&pkt(b, 0), SALT, n) {
             b += 1;
         }
-        let mut q = Drr::new(n as u32, BufferLimit::Packets(1000), 1500);
+        let mut q = Drr::new(n as u32, BufferLimit::Packets(1000), 1500, SALT);
         for _ in 0..100 {
             q.enqueue(pkt(a, 1460), Time::ZERO).unwrap(); // 1500-byte packets
         }
@@ -125,10 +131,10 @@ mod tests {
     fn overflow_drops_from_the_longest_flow() {
         let n = 64;
         let (a, mut b) = (1u32, 2u32);
-        while Buckets::hash(&pkt(a, 0), 0x5EED, n) == Buckets::hash(&pkt(b, 0), 0x5EED, n) {
+        while Buckets::hash(&pkt(a, 0), SALT, n) == Buckets::hash(&pkt(b, 0), SALT, n) {
             b += 1;
         }
-        let mut q = Drr::new(n as u32, BufferLimit::Packets(10), 1500);
+        let mut q = Drr::new(n as u32, BufferLimit::Packets(10), 1500, SALT);
         for _ in 0..9 {
             q.enqueue(pkt(a, 1460), Time::ZERO).unwrap();
         }

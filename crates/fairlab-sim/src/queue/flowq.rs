@@ -7,7 +7,7 @@
 //! the longest non-empty list only moves by one per packet.
 
 use super::BufferLimit;
-use crate::net::Packet;
+use crate::packet::{flow_hash, Packet, Salt};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
@@ -129,14 +129,11 @@ impl Buckets {
         Some(p)
     }
 
-    /// A flow's bucket: a keyed hash of its addresses, ports and direction.
-    pub fn hash(p: &Packet, key: u64, n: usize) -> usize {
-        let mut x =
-            ((p.src as u64) << 32 | p.dst as u64) ^ (p.flow_key() as u64).rotate_left(21) ^ key;
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^= x >> 31;
-        ((x as u128 * n as u128) >> 64) as usize
+    /// A flow's bucket: its flow hash (the 5-tuple's, see
+    /// [`crate::packet::flow_hash`]) under the discipline's salt.
+    #[inline]
+    pub fn hash(p: &Packet, salt: Salt, n: usize) -> usize {
+        flow_hash::pick(p.hash, salt, n as u32) as usize
     }
 }
 

@@ -12,7 +12,7 @@
 
 use super::{BufferLimit, QueueDiscipline};
 use crate::engine::Rng;
-use crate::net::Packet;
+use crate::packet::{flow_hash, Packet, Salt};
 use crate::units::Time;
 use std::collections::VecDeque;
 
@@ -67,8 +67,8 @@ pub struct Hcf {
     /// The arriving packet's kappa bins, hashed once per arrival (capacity
     /// kappa from the start: no allocation per packet).
     pkt_bins: Vec<usize>,
-    /// Seed of this period's hash functions.
-    hash_seed: u64,
+    /// This period's hash function: the salt it mixes into flow hashes.
+    salt: Salt,
     rng: Rng,
     next_fixed: Time,
     pub stats: HcfStats,
@@ -100,7 +100,7 @@ impl Hcf {
                 cfg.c0 as u64
             },
             pkt_bins: Vec::with_capacity(cfg.hashes.max(1) as usize),
-            hash_seed: 0,
+            salt: Salt(0),
             rng,
             next_fixed: Time::ZERO,
             stats: HcfStats::default(),
@@ -118,6 +118,14 @@ impl Hcf {
 
     pub fn config(&self) -> &HcfConfig {
         &self.cfg
+    }
+
+    /// Names of the counters HCF adds to the ports table.
+    pub const COUNTERS: [&'static str; 3] = ["hcf_periods", "hcf_hp_pkts", "hcf_lp_pkts"];
+
+    /// Values of [`Hcf::COUNTERS`].
+    pub fn counters(&self) -> [u64; 3] {
+        [self.stats.periods, self.stats.hp_pkts, self.stats.lp_pkts]
     }
 
     /// Memory of the credit bins: K * ceil(log2(c0 + 1)) bits (Section III-C).
@@ -146,27 +154,24 @@ impl Hcf {
         // Step 1: every c(k) <- c0, in O(1): bins written in an earlier
         // period read as c0.
         self.epoch += 1;
-        self.hash_seed = self.rng.next_u64();
+        self.salt = Salt::from_u64(self.rng.next_u64());
         self.stats.periods += 1;
         if let Period::Fixed(p) = self.cfg.period {
             self.next_fixed = now + p;
         }
     }
 
-    /// Bin `j` of the `kappa` hash functions for packet `p`, keyed on the
-    /// flow's addresses and ports (here: source, destination, connection).
+    /// Bin `j` of the `kappa` hash functions for packet `p`: its flow's
+    /// hash (of the 5-tuple) under this period's salt, derived once more
+    /// for each further function.
     #[inline]
     fn bin(&self, p: &Packet, j: u32) -> usize {
-        let mut x = (p.src as u64) << 32 | p.dst as u64;
-        x ^= (p.conn as u64).rotate_left(17) ^ ((p.from_passive as u64) << 63);
-        x ^= self
-            .hash_seed
-            .wrapping_add((j as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-        // SplitMix64 finalizer: a good avalanche, cheap in hardware terms.
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        x ^= x >> 31;
-        ((x as u128 * self.credits.len() as u128) >> 64) as usize
+        let salt = if j == 0 {
+            self.salt
+        } else {
+            self.salt.derive(j)
+        };
+        flow_hash::pick(p.hash, salt, self.credits.len() as u32) as usize
     }
 
     #[inline]
@@ -282,7 +287,7 @@ mod tests {
     fn pkt(flow: u32, seq: u64) -> Packet {
         Packet {
             conn: flow,
-            src: flow,
+            hash: flow_hash::fmix32(flow + 1),
             dst: 1000,
             seq,
             payload: 1460,

@@ -6,6 +6,7 @@ mod droptail;
 mod drr;
 mod flowq;
 mod hcf;
+mod mq;
 mod priority;
 mod red;
 mod sfq;
@@ -13,11 +14,12 @@ mod sfq;
 pub use droptail::DropTail;
 pub use drr::Drr;
 pub use hcf::{Hcf, HcfConfig, HcfStats, Period};
+pub use mq::{Mq, TxQueueStats};
 pub use priority::{Class, Priority};
 pub use red::{Red, RedConfig};
 pub use sfq::Sfq;
 
-use crate::net::Packet;
+use crate::packet::Packet;
 use crate::units::{Bytes, Time};
 use std::fmt;
 
@@ -102,6 +104,8 @@ pub enum Queue {
     Sfq(Sfq),
     Drr(Drr),
     Priority(Priority),
+    /// A multi-queue NIC: a discipline per transmit queue.
+    Mq(Mq),
 }
 
 macro_rules! each_queue {
@@ -113,6 +117,7 @@ macro_rules! each_queue {
             Queue::Sfq($q) => $e,
             Queue::Drr($q) => $e,
             Queue::Priority($q) => $e,
+            Queue::Mq($q) => $e,
         }
     };
 }
@@ -126,14 +131,33 @@ impl Queue {
             Queue::Sfq(_) => "sfq".to_string(),
             Queue::Drr(_) => "drr".to_string(),
             Queue::Priority(_) => "priority".to_string(),
+            Queue::Mq(q) => format!("{}x{}", q.queues().len(), q.queues()[0].limit_label()),
         }
     }
-    /// HCF's period and admission counts (zero for other disciplines).
-    pub fn hcf_stats(&self) -> HcfStats {
+    /// The counters disciplines keep beyond a port's own, by column name:
+    /// the ports table has one column for each, zero where a port's
+    /// discipline does not keep it. A discipline adds its names here and
+    /// its values in [`Queue::counters`].
+    pub const COUNTERS: &'static [&'static str] = &Hcf::COUNTERS;
+
+    /// This port's values of [`Queue::COUNTERS`], in that order.
+    pub fn counters(&self) -> [u64; Hcf::COUNTERS.len()] {
         match self {
-            Queue::Hcf(q) => q.stats,
-            _ => HcfStats::default(),
+            Queue::Hcf(q) => q.counters(),
+            _ => [0; Hcf::COUNTERS.len()],
         }
+    }
+    /// Bits of per-flow state the discipline keeps (HCF's credit bins), if any.
+    pub fn state_bits(&self) -> Option<u64> {
+        match self {
+            Queue::Hcf(q) => Some(q.memory_bits()),
+            _ => None,
+        }
+    }
+    /// Whether a packet can leave before an earlier arrival of its flow
+    /// (FIFO and RED serve in arrival order; the others need a reordering check).
+    pub fn can_reorder(&self) -> bool {
+        !matches!(self, Queue::DropTail(_) | Queue::Red(_))
     }
     /// Packets marked CE so far.
     pub fn marks(&self) -> u64 {

@@ -2,7 +2,7 @@
 //! each class has its own limit.
 
 use super::{BufferLimit, QueueDiscipline};
-use crate::net::{flags, Packet};
+use crate::packet::{flags, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
 

@@ -4,7 +4,7 @@
 
 use super::{BufferLimit, QueueDiscipline};
 use crate::engine::Rng;
-use crate::net::{flags, Packet};
+use crate::packet::{flags, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
 

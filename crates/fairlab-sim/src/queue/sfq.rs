@@ -6,7 +6,7 @@
 use super::flowq::Buckets;
 use super::{BufferLimit, QueueDiscipline};
 use crate::engine::Rng;
-use crate::net::Packet;
+use crate::packet::{Packet, Salt};
 use crate::units::Time;
 
 #[derive(Clone, Debug)]
@@ -15,13 +15,14 @@ pub struct Sfq {
     n: usize,
     perturb: Time,
     next_perturb: Time,
-    key: u64,
+    /// The current perturbation's salt, drawn from the port's stream.
+    key: Salt,
     rng: Rng,
 }
 
 impl Sfq {
     pub fn new(buckets: u32, limit: BufferLimit, perturb: Time, mut rng: Rng) -> Sfq {
-        let key = rng.next_u64();
+        let key = Salt::from_u64(rng.next_u64());
         Sfq {
             b: Buckets::new(buckets as usize, limit),
             n: buckets as usize,
@@ -55,7 +56,7 @@ impl Sfq {
 impl QueueDiscipline for Sfq {
     fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
         if self.perturb > Time::ZERO && now >= self.next_perturb {
-            self.key = self.rng.next_u64();
+            self.key = Salt::from_u64(self.rng.next_u64());
             self.next_perturb = now + self.perturb;
             self.rehash();
         }
@@ -102,7 +103,7 @@ mod tests {
     fn pkt(flow: u32) -> Packet {
         Packet {
             conn: flow,
-            src: flow,
+            hash: crate::packet::flow_hash::fmix32(flow + 1),
             dst: 99,
             payload: 1460,
             ..Packet::blank()

@@ -1,22 +1,51 @@
-//! The simulation: a network, the TCP connections on its hosts, the
-//! workloads driving them, and the event loop that moves packets.
+//! The simulation: a network, the endpoints on its hosts, the workloads
+//! driving them, and the event loop that moves packets. One job per file:
+//!
+//! * this file: the event loop (events in (time, sequence) order, progress,
+//!   stopping) and the dispatch of each event to its job;
+//! * [`ports`]: the packet path through output ports (enqueue or drop, the
+//!   transmitter, forwarding at switches, queue samples);
+//! * [`tcp`]: TCP glue (connections, outboxes into the NIC, local drops,
+//!   one wake-up per socket, delivery to the receiving socket);
+//! * [`udp`]: UDP sources;
+//! * [`apps`]: workloads' actions and their bookkeeping after each step;
+//! * [`flows`]: naming flows (5-tuples, flow hashes, reordering tables);
+//! * [`slab`]: packets between places, behind 4-byte handles.
 //!
 //! A packet's path, as the code follows it: a socket emits it into the
-//! outbox → [`Simulation::inject`] puts it in the host's NIC queue →
-//! [`Simulation::start_tx`] serializes it onto the link and schedules its
-//! arrival one serialization plus one propagation delay later → at a switch,
-//! [`Simulation::forward`] routes it into an output queue (or drops it) → at
-//! the destination host, [`Simulation::deliver`] hands it to the socket.
+//! outbox → `inject` puts it in the host's NIC queue (or hands it back:
+//! a local drop the socket hears of) → `start_tx` serializes it onto the
+//! link and schedules its arrival one serialization plus one propagation
+//! delay later → at a switch, `forward` routes it into an output queue (or
+//! drops it) → at the destination host, `deliver` hands it to the socket.
 
 use crate::engine::{EventQueue, Rng};
-use crate::net::{Network, NodeKind, Packet, PortId};
-use crate::queue::QueueDiscipline;
-use crate::transport::tcp::TcpSocket;
+use crate::net::{Network, NodeId, NodeKind, PortId};
+use crate::packet::Packet;
+
 use crate::units::Time;
-use crate::workload::{AppAction, ConnApp, Workload};
+use crate::workload::{AppAction, Workload};
+use std::ops::ControlFlow;
+
+mod apps;
+mod flows;
+mod ports;
+mod slab;
+mod tcp;
+mod udp;
+
+use ports::{Tx, TxState};
+pub use slab::PacketSlab;
+pub use tcp::Conn;
+
+/// The port every workload's server side listens on (iperf's default).
+pub const LISTEN_PORT: u16 = 5001;
+/// RNG stream keys of the flow naming (distinct from the spec's 1..=5).
+const RNG_FLOW_HASH: u64 = 0x46_4c_4f_57;
+const RNG_PORTS: u64 = 0x50_4f_52_54;
 
 /// What can happen.
-#[derive(Clone, Debug)]
+#[derive(Clone, Copy, Debug)]
 pub enum Event {
     /// The port finished serializing a packet: the wire is free.
     TxDone(PortId),
@@ -30,77 +59,14 @@ pub enum Event {
     WakeUp { workload: u32, token: u32 },
     /// Time to sample queue occupancies.
     Sample,
-    /// A host hands a packet (in the slab) to its NIC after its processing jitter.
-    HostTx(u32),
+    /// Host `host` hands a packet (in the slab) to its NIC after its processing jitter.
+    HostTx { host: NodeId, pkt: u32 },
     /// A UDP source sends its next datagram.
     UdpSend { workload: u32 },
 }
 
-/// A TCP connection: both endpoints and the workload it serves.
-#[derive(Clone, Debug)]
-pub struct Conn {
-    /// `[active opener, passive listener]`.
-    pub sock: [TcpSocket; 2],
-    timer_at: [Option<Time>; 2],
-    pub app: ConnApp,
-    /// Which side sends the bulk of the data (1 = passive: incast servers).
-    pub data_side: usize,
-    pub opened: Option<Time>,
-}
-
-impl Conn {
-    pub fn new(active: TcpSocket, passive: TcpSocket, app: ConnApp, data_side: usize) -> Conn {
-        Conn {
-            sock: [active, passive],
-            timer_at: [None, None],
-            app,
-            data_side,
-            opened: None,
-        }
-    }
-    pub fn sender(&self) -> &TcpSocket {
-        &self.sock[self.data_side]
-    }
-    pub fn receiver(&self) -> &TcpSocket {
-        &self.sock[1 - self.data_side]
-    }
-    pub fn timeouts(&self) -> u64 {
-        self.sock[0].stats.timeouts + self.sock[1].stats.timeouts
-    }
-}
-
-/// Packets between two places (on a wire, in a host's jitter delay), so
-/// that events carry a 4-byte handle instead of the packet: the event heap
-/// moves 32-byte entries whatever a packet grows to.
-#[derive(Clone, Debug, Default)]
-pub struct PacketSlab {
-    slots: Vec<Packet>,
-    free: Vec<u32>,
-}
-
-impl PacketSlab {
-    #[inline]
-    pub fn put(&mut self, p: Packet) -> u32 {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = p;
-                i
-            }
-            None => {
-                self.slots.push(p);
-                (self.slots.len() - 1) as u32
-            }
-        }
-    }
-    #[inline]
-    pub fn take(&mut self, id: u32) -> Packet {
-        self.free.push(id);
-        self.slots[id as usize]
-    }
-    pub fn get(&self, id: u32) -> &Packet {
-        &self.slots[id as usize]
-    }
-}
+// Heap entries are a 16-byte key and the event: keep events at 12 bytes.
+const _: () = assert!(std::mem::size_of::<Event>() == 12);
 
 /// Whole-run packet counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -112,8 +78,11 @@ pub struct Counters {
     pub packet_hops: u64,
     pub packets_delivered: u64,
     pub data_packets_delivered: u64,
+    /// Drops in the network (switch ports).
     pub drops: u64,
     pub data_drops: u64,
+    /// Packets a host's own transmit queue refused (the sender is told).
+    pub local_drops: u64,
 }
 
 /// Optional time series, off unless the scenario asks.
@@ -133,6 +102,8 @@ pub struct Simulation {
     pub workloads: Vec<Workload>,
     pub events: EventQueue<Event>,
     pub packets: PacketSlab,
+    /// Per port, its transmitter.
+    tx: Vec<Tx>,
     pub counters: Counters,
     pub series: Series,
     /// Stop at this time even if workloads are not done.
@@ -140,6 +111,8 @@ pub struct Simulation {
     pub seed: u64,
     pub profile: &'static str,
     outbox: Vec<Packet>,
+    /// Packets of the outbox being flushed that the host's queue refused.
+    refused: Vec<Packet>,
     actions: Vec<AppAction>,
     end: Time,
     bounded_left: usize,
@@ -178,6 +151,16 @@ impl Simulation {
             series.flow_bins = vec![Vec::new(); conns.len()];
         }
         Simulation {
+            tx: net
+                .ports
+                .iter()
+                .map(|p| Tx {
+                    done_at: Time::ZERO,
+                    done_seq: 0,
+                    state: TxState::Idle,
+                    ser: p.rate.serializer(),
+                })
+                .collect(),
             net,
             conns,
             workloads,
@@ -189,6 +172,7 @@ impl Simulation {
             seed,
             profile,
             outbox: Vec::with_capacity(64),
+            refused: Vec::new(),
             actions: Vec::with_capacity(64),
             end: Time::ZERO,
             bounded_left,
@@ -213,26 +197,6 @@ impl Simulation {
         self.host_release = vec![Time::ZERO; n];
     }
 
-    /// Registers the UDP flows (their ids follow the TCP flow keys) and
-    /// turns on reordering checks at switch ports.
-    pub fn index_flows(&mut self) {
-        let base = 2 * self.conns.len();
-        let mut udp = Vec::new();
-        for (i, w) in self.workloads.iter().enumerate() {
-            if let Workload::Udp(u) = w {
-                debug_assert_eq!(u.flow as usize, base + udp.len());
-                udp.push(i as u32);
-            }
-        }
-        let keys = base + udp.len();
-        self.udp_of_flow = udp;
-        for p in &mut self.net.ports {
-            if self.net.nodes[p.node as usize].kind == NodeKind::Switch {
-                p.last_departed = vec![0; keys];
-            }
-        }
-    }
-
     /// Simulated time at which the run ended.
     pub fn end_time(&self) -> Time {
         self.end
@@ -249,28 +213,47 @@ impl Simulation {
 
     /// Runs to completion, calling `progress(fraction)` now and then.
     pub fn run_with_progress(&mut self, progress: &mut dyn FnMut(f64)) {
+        let _ = self.run_until_stopped(&mut |f| {
+            progress(f);
+            ControlFlow::Continue(())
+        });
+    }
+
+    /// As [`Simulation::run_with_progress`], but `progress` may stop the run
+    /// (every 65536 events it is called): then this returns `Break` at once,
+    /// and the simulation is left part-way, not finished.
+    pub fn run_until_stopped(
+        &mut self,
+        progress: &mut dyn FnMut(f64) -> ControlFlow<()>,
+    ) -> ControlFlow<()> {
         let stop = self.stop_at.unwrap_or(Time::MAX);
         let mut countdown: u32 = 1 << 16;
-        loop {
-            match self.events.peek_time() {
-                None => break,
-                Some(t) if t > stop => break,
-                _ => {}
-            }
-            let (_, ev) = self.events.pop().expect("peeked");
+        // The place in the event order up to which events have run when the
+        // loop ends.
+        let horizon = loop {
+            let Some((_, ev)) = self.events.pop_until(stop) else {
+                break match self.events.peek_time() {
+                    None => (Time::MAX, u64::MAX),
+                    Some(_) => (stop, u64::MAX),
+                };
+            };
             self.dispatch(ev);
             // Sized workloads all done and no time limit: stop here.
             if self.bounded_left == 0 && self.stop_at.is_none() {
-                break;
+                break self.events.cursor();
             }
             countdown -= 1;
             if countdown == 0 {
                 countdown = 1 << 16;
-                progress(self.fraction_done());
+                progress(self.fraction_done())?;
             }
+        };
+        for p in 0..self.tx.len() {
+            self.settle_tx(p as PortId, horizon);
         }
         self.end = self.stop_at.unwrap_or(self.events.now());
-        progress(1.0);
+        let _ = progress(1.0); // finished: too late to stop
+        ControlFlow::Continue(())
     }
 
     fn fraction_done(&self) -> f64 {
@@ -285,7 +268,8 @@ impl Simulation {
     fn dispatch(&mut self, ev: Event) {
         match ev {
             Event::TxDone(p) => {
-                self.net.ports[p as usize].busy = false;
+                debug_assert_eq!(self.tx[p as usize].state, TxState::Scheduled);
+                self.tx[p as usize].state = TxState::Idle;
                 self.start_tx(p);
             }
             Event::Arrive { port, pkt } => {
@@ -315,334 +299,13 @@ impl Simulation {
                 self.apply_actions();
             }
             Event::Sample => self.sample_queues(),
-            Event::HostTx(id) => {
-                let pkt = self.packets.take(id);
-                let out = self.net.route(pkt.src, pkt.dst);
-                self.enqueue(out, pkt);
-            }
-        }
-    }
-
-    fn udp_send(&mut self, w: u32) {
-        let Workload::Udp(u) = &mut self.workloads[w as usize] else {
-            return;
-        };
-        let (pkt, gap) = u.emit();
-        let now = self.events.now();
-        self.events
-            .schedule(now + gap, Event::UdpSend { workload: w });
-        self.inject(pkt);
-    }
-
-    /// Starts serializing the next queued packet if the wire is free.
-    #[inline]
-    fn start_tx(&mut self, p: PortId) {
-        let now = self.events.now();
-        let port = &mut self.net.ports[p as usize];
-        if port.busy {
-            return;
-        }
-        let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
-        let Some(pkt) = port.queue.dequeue(now) else {
-            return;
-        };
-        port.stats.integrate(now, held_pkts, held_bytes);
-        if !port.last_departed.is_empty() {
-            // A packet that arrived before the last one of its flow to leave
-            // has been overtaken: it leaves out of order.
-            let k = pkt.flow_key();
-            if pkt.stamp < port.last_departed[k] {
-                port.stats.reordered += 1;
-            } else {
-                port.last_departed[k] = pkt.stamp;
-            }
-        }
-        let size = pkt.size();
-        port.busy = true;
-        port.stats.deq_pkts += 1;
-        port.stats.deq_bytes += size.get();
-        let tx = port.rate.serialization(size);
-        let arrive = now + tx + port.delay;
-        self.counters.packet_hops += 1;
-        self.events.schedule(now + tx, Event::TxDone(p));
-        let id = self.packets.put(pkt);
-        self.events
-            .schedule(arrive, Event::Arrive { port: p, pkt: id });
-    }
-
-    /// Puts a packet into an output queue, counting it or its drop.
-    #[inline]
-    fn enqueue(&mut self, p: PortId, mut pkt: Packet) {
-        let now = self.events.now();
-        let port = &mut self.net.ports[p as usize];
-        port.arrivals += 1;
-        pkt.stamp = port.arrivals;
-        let size = pkt.size().get();
-        let data = pkt.is_data();
-        let timeout_rtx = pkt.timeout_rtx;
-        port.stats.timeout_rtx_pkts += timeout_rtx as u64;
-        let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
-        match port.queue.enqueue(pkt, now) {
-            Ok(()) => {
-                port.stats.integrate(now, held_pkts, held_bytes);
-                port.stats.enq_pkts += 1;
-                port.stats.enq_bytes += size;
-                let b = port.queue.bytes();
-                let n = port.queue.packets() as u64;
-                if b > port.stats.max_bytes {
-                    port.stats.max_bytes = b;
-                }
-                if n > port.stats.max_pkts {
-                    port.stats.max_pkts = n;
-                }
-                self.start_tx(p);
-            }
-            Err(_) => {
-                port.stats.drop_pkts += 1;
-                port.stats.drop_bytes += size;
-                port.stats.timeout_rtx_drops += timeout_rtx as u64;
-                self.counters.drops += 1;
-                if data {
-                    self.counters.data_drops += 1;
+            Event::HostTx { host, pkt } => {
+                let pkt = self.packets.take(pkt);
+                let out = self.net.route(host, &pkt);
+                if let Err(pkt) = self.enqueue(out, pkt) {
+                    self.refused_by_nic(&pkt);
                 }
             }
         }
-    }
-
-    /// A switch routes an arriving packet to its output port.
-    #[inline]
-    fn forward(&mut self, node: u32, pkt: Packet) {
-        let out = self.net.route(node, pkt.dst);
-        debug_assert_ne!(out, crate::net::NO_ROUTE);
-        self.enqueue(out, pkt);
-    }
-
-    /// A host's socket emits a packet.
-    #[inline]
-    fn inject(&mut self, pkt: Packet) {
-        self.counters.packets_sent += 1;
-        if pkt.is_data() {
-            self.counters.data_packets_sent += 1;
-        }
-        if self.jitter > Time::ZERO {
-            let h = pkt.src as usize;
-            let now = self.events.now();
-            let d = Time(self.host_rng[h].below_inclusive(self.jitter.0));
-            let at = (now + d).max(self.host_release[h]);
-            self.host_release[h] = at;
-            let id = self.packets.put(pkt);
-            self.events.schedule(at, Event::HostTx(id));
-            return;
-        }
-        let out = self.net.route(pkt.src, pkt.dst);
-        self.enqueue(out, pkt);
-    }
-
-    fn flush_outbox(&mut self) {
-        let mut out = std::mem::take(&mut self.outbox);
-        for pkt in out.drain(..) {
-            self.inject(pkt);
-        }
-        self.outbox = out;
-    }
-
-    /// Keeps exactly one useful wake-up pending per socket (see `engine::queue`).
-    #[inline]
-    fn sync_timer(&mut self, c: u32, side: usize) {
-        let conn = &mut self.conns[c as usize];
-        if let Some(d) = conn.sock[side].next_deadline() {
-            match conn.timer_at[side] {
-                Some(t) if t <= d => {}
-                _ => {
-                    let d = d.max(self.events.now());
-                    conn.timer_at[side] = Some(d);
-                    self.events.schedule(
-                        d,
-                        Event::Timer {
-                            conn: c,
-                            side: side as u8,
-                        },
-                    );
-                }
-            }
-        }
-    }
-
-    fn on_timer(&mut self, c: u32, side: usize) {
-        let now = self.now();
-        let conn = &mut self.conns[c as usize];
-        if conn.timer_at[side] != Some(now) {
-            return; // superseded by an earlier wake-up that already ran
-        }
-        conn.timer_at[side] = None;
-        conn.sock[side].on_timer(now, &mut self.outbox);
-        let aborted = conn.sock[side].aborted();
-        let app = conn.app;
-        self.flush_outbox();
-        self.sync_timer(c, side);
-        if aborted {
-            self.workloads[app.workload as usize].on_aborted(app.index);
-            self.after_workload_step(app.workload);
-        }
-    }
-
-    /// A packet reaches its destination host.
-    fn deliver(&mut self, pkt: Packet) {
-        self.counters.packets_delivered += 1;
-        if pkt.is_data() {
-            self.counters.data_packets_delivered += 1;
-        }
-        if pkt.has(crate::net::flags::UDP) {
-            let w = self.udp_of_flow[pkt.conn as usize - 2 * self.conns.len()];
-            if let Workload::Udp(u) = &mut self.workloads[w as usize] {
-                u.delivered += 1;
-            }
-            return;
-        }
-        let now = self.now();
-        let c = pkt.conn;
-        let side = if pkt.from_passive { 0 } else { 1 };
-        let conn = &mut self.conns[c as usize];
-        let outcome = conn.sock[side].on_segment(now, &pkt, &mut self.outbox);
-        let app = conn.app;
-        let is_data_receiver = side != conn.data_side;
-        self.flush_outbox();
-        self.sync_timer(c, side);
-        let passive = side == 1;
-        if outcome.established {
-            self.workloads[app.workload as usize].on_established(
-                app.index,
-                passive,
-                now,
-                &mut self.actions,
-            );
-        }
-        if outcome.delivered > 0 {
-            if is_data_receiver {
-                if let Some(bin) = self.series.throughput_bin {
-                    let b = (now.0 / bin.0) as usize;
-                    let bins = &mut self.series.flow_bins[c as usize];
-                    if bins.len() <= b {
-                        bins.resize(b + 1, 0);
-                    }
-                    bins[b] += outcome.delivered;
-                }
-            }
-            self.workloads[app.workload as usize].on_delivered(
-                app.index,
-                passive,
-                outcome.delivered,
-                now,
-                &mut self.actions,
-            );
-        }
-        if !self.actions.is_empty() {
-            self.apply_actions();
-        }
-        self.after_workload_step(app.workload);
-    }
-
-    /// Bookkeeping after a workload step: per-round timeouts, and whether
-    /// the run can end.
-    fn after_workload_step(&mut self, w: u32) {
-        let wi = w as usize;
-        if let Workload::Incast(inc) = &mut self.workloads[wi] {
-            if inc.records_accounted < inc.records.len() {
-                let total: u64 = inc
-                    .conns
-                    .iter()
-                    .map(|&c| self.conns[c as usize].timeouts())
-                    .sum();
-                let last = inc.records.len() - 1;
-                inc.records[last].timeouts = total - inc.timeouts_mark;
-                inc.timeouts_mark = total;
-                inc.records_accounted = inc.records.len();
-            }
-        }
-        let wl = &self.workloads[wi];
-        if wl.bounded() && wl.finished() && !self.counted[wi] {
-            self.counted[wi] = true;
-            self.bounded_left -= 1;
-        }
-    }
-
-    fn apply_actions(&mut self) {
-        let now = self.now();
-        while let Some(a) = self.actions.pop() {
-            match a {
-                AppAction::Connect { conn } if !self.handshake => {
-                    let cn = &mut self.conns[conn as usize];
-                    cn.opened = Some(now);
-                    cn.sock[0].open_established(now);
-                    cn.sock[1].open_established(now);
-                    let app = cn.app;
-                    let wl = &mut self.workloads[app.workload as usize];
-                    wl.on_established(app.index, true, now, &mut self.actions);
-                    wl.on_established(app.index, false, now, &mut self.actions);
-                }
-                AppAction::Connect { conn } => {
-                    let cn = &mut self.conns[conn as usize];
-                    cn.opened = Some(now);
-                    cn.sock[0].connect(now, &mut self.outbox);
-                    self.flush_outbox();
-                    self.sync_timer(conn, 0);
-                }
-                AppAction::Write {
-                    conn,
-                    passive,
-                    bytes,
-                } => {
-                    let side = usize::from(passive);
-                    self.conns[conn as usize].sock[side].write(now, bytes, &mut self.outbox);
-                    self.flush_outbox();
-                    self.sync_timer(conn, side);
-                }
-                AppAction::WakeUp {
-                    workload,
-                    delay,
-                    token,
-                } => {
-                    self.events
-                        .schedule(now + delay, Event::WakeUp { workload, token });
-                }
-            }
-        }
-    }
-
-    fn sample_queues(&mut self) {
-        let now = self.now();
-        for (i, p) in self.net.ports.iter().enumerate() {
-            if self.net.nodes[p.node as usize].kind == NodeKind::Switch {
-                self.series.queue_samples.push((
-                    now,
-                    i as PortId,
-                    p.queue.bytes(),
-                    p.queue.packets() as u64,
-                ));
-            }
-        }
-        if let Some(period) = self.series.queue_sample {
-            // Stop sampling once nothing else is pending, or the run would never end.
-            if !self.events.is_empty() {
-                self.events.schedule(now + period, Event::Sample);
-            }
-        }
-    }
-
-    /// Data packets still in queues or on wires (for conservation checks).
-    pub fn data_packets_in_flight(&self) -> u64 {
-        let mut n = 0u64;
-        for p in &self.net.ports {
-            p.queue.for_each(&mut |pkt| n += u64::from(pkt.is_data()));
-        }
-        for e in self.events.pending() {
-            match e {
-                Event::Arrive { pkt, .. } | Event::HostTx(pkt) => {
-                    n += u64::from(self.packets.get(*pkt).is_data())
-                }
-                _ => {}
-            }
-        }
-        n
     }
 }

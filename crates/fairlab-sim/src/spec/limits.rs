@@ -42,9 +42,6 @@ const HEADERS: u64 = 40;
 const PACKET_BYTES: u64 = 128;
 /// Packets a connection exchanges to open.
 const SETUP_PACKETS: u64 = 4;
-/// Packets a queue reserves room for when it is built (a drop-tail
-/// queue's initial capacity: its limit, up to this many).
-const RESERVED_PACKETS: u64 = 4096;
 /// Memory of one TCP connection: two sockets with their timers, SACK and
 /// reassembly state, and the workload's per-flow records.
 pub const CONN_BYTES: u64 = 4096;
@@ -55,8 +52,12 @@ const BIN_BYTES: u64 = 16;
 /// Memory of one time series row: its record in the simulator and its
 /// columns in the result tables (a queue sample names its port's nodes).
 const ROW_BYTES: u64 = 128;
-/// Memory of one route: a port id per (node, destination host).
+/// Memory of one route: a FIB entry per (switch, destination host), and
+/// one route per node.
 const ROUTE_BYTES: u64 = 4;
+/// Memory of one NIC transmit queue of a multi-queue NIC: the discipline
+/// in its enum slot and its counters.
+const TX_QUEUE_BYTES: u64 = 320;
 /// Memory of one flow's reordering stamp at one switch port.
 const STAMP_BYTES: u64 = 8;
 
@@ -198,7 +199,10 @@ impl Estimate {
         let mut tcp_flow = |src: &str, dst: &str| {
             senders.insert(src.to_string());
             receivers.insert(dst.to_string());
-            let (a, b) = (topo.switch_of(&r.hosts, src), topo.switch_of(&r.hosts, dst));
+            let (a, b) = (
+                topo.switch_of(&r.host_index, src),
+                topo.switch_of(&r.host_index, dst),
+            );
             if a == b {
                 same_side_senders.insert(src.to_string());
             } else {
@@ -277,8 +281,8 @@ impl Estimate {
             };
             let packet = Bytes(tcp.mss as u64 + HEADERS);
             let rtt = topo
-                .one_way(&r.hosts, &src, &dst, packet)
-                .saturating_add(topo.one_way(&r.hosts, &dst, &src, Bytes(HEADERS)))
+                .one_way(&r.host_index, &src, &dst, packet)
+                .saturating_add(topo.one_way(&r.host_index, &dst, &src, Bytes(HEADERS)))
                 .saturating_add(sc.host.send_jitter.times(2));
             let first_window = tcp.initial_window as u64 * tcp.mss as u64;
             let mut slow_start = 0u64;
@@ -509,10 +513,21 @@ impl Estimate {
         });
         let nodes = hosts + switches;
         est.memory.push(Term {
-            value: ROUTE_BYTES.saturating_mul(hosts).saturating_mul(nodes),
+            value: ROUTE_BYTES
+                .saturating_mul(hosts)
+                .saturating_mul(switches)
+                .saturating_add(ROUTE_BYTES.saturating_mul(nodes)),
             path: "topology".into(),
-            how: format!("routing tables of {hosts} hosts x {nodes} nodes"),
+            how: format!("routing tables of {switches} switches x {hosts} hosts"),
         });
+        if sc.host.nic_queues > 1 {
+            let queues = hosts.saturating_mul(sc.host.nic_queues as u64);
+            est.memory.push(Term {
+                value: TX_QUEUE_BYTES.saturating_mul(queues),
+                path: "host.nic_queues".into(),
+                how: format!("{queues} NIC transmit queues"),
+            });
+        }
         let keys = conns.saturating_mul(2).saturating_add(udp_flows);
         est.memory.push(Term {
             value: STAMP_BYTES
@@ -548,10 +563,9 @@ impl Estimate {
                 per_port.0
             ),
         });
-        // Packets held. Each queue reserves room for its limit, up to
-        // RESERVED_PACKETS, when it is built; beyond that, queues and wires
-        // hold no more than they can and no more than the workloads send
-        // (data, and as many ACKs).
+        // Packets held. Queues grow on demand (none reserves its limit when
+        // built), so queues and wires hold no more than they can and no more
+        // than the workloads send (data, and as many ACKs).
         let smallest = Bytes(HEADERS);
         let nic = sc.host.nic_queue.max_packets(smallest);
         let limits: Vec<Buffer> = std::iter::once(q.limit)
@@ -562,10 +576,6 @@ impl Estimate {
             .map(|l| l.max_packets(smallest))
             .max()
             .unwrap_or(0);
-        let reserved = |n: u64| n.min(RESERVED_PACKETS);
-        let reserve = hosts
-            .saturating_mul(reserved(nic))
-            .saturating_add(switch_ports.saturating_mul(reserved(port)));
         let mut room = hosts
             .saturating_mul(nic)
             .saturating_add(switch_ports.saturating_mul(port));
@@ -582,12 +592,10 @@ impl Estimate {
                 8 * PS_PER_SEC * HEADERS,
             ));
         }
-        let held = reserve.max(room.min(tcp_packets.saturating_mul(2)));
+        let held = room.min(est.packets().saturating_mul(2));
         est.memory.push(Term {
             value: held.saturating_mul(PACKET_BYTES),
-            path: if reserve.saturating_mul(2) > held
-                && hosts.saturating_mul(reserved(nic)) > switch_ports.saturating_mul(reserved(port))
-            {
+            path: if hosts.saturating_mul(nic) > switch_ports.saturating_mul(port) {
                 "host.nic_queue".into()
             } else {
                 "queue.limit".into()

@@ -20,6 +20,7 @@ pub mod lower;
 pub mod metrics;
 pub(crate) mod names;
 pub mod queues;
+pub mod routing;
 mod tagged;
 pub mod tcp;
 pub mod topology;
@@ -35,6 +36,7 @@ pub use queues::{
     Buffer, Discipline, DrrSpec, HcfPeriod, HcfSpec, PortSpec, PriorityClass, PrioritySpec,
     QueueSpec, RedSpec, SfqSpec,
 };
+pub use routing::{RoutingSpec, SelectionName};
 pub use tcp::{CcName, Clock, ProfileName, Resolution, TcpSettings, TcpSpec};
 pub use topology::{DumbbellSpec, HostList, StarSpec, TopologySpec, MAX_HOSTS};
 pub use workloads::{
@@ -71,6 +73,8 @@ pub struct Scenario {
     pub ports: Vec<PortSpec>,
     #[serde(default)]
     pub host: HostSpec,
+    #[serde(default, skip_serializing_if = "RoutingSpec::is_default")]
+    pub routing: RoutingSpec,
     #[serde(default)]
     pub tcp: TcpSpec,
     #[serde(default, rename = "workload")]
@@ -86,6 +90,8 @@ pub struct Scenario {
 pub struct Resolved {
     /// Host names in creation order.
     pub hosts: Vec<String>,
+    /// Their positions, by name.
+    pub host_index: topology::HostIndex,
     /// The `[tcp]` settings.
     pub tcp: TcpSettings,
     /// Each workload's TCP settings (`[tcp]` under its own `[workload.tcp]`);
@@ -305,7 +311,8 @@ impl Scenario {
         }
         let hosts = self.topology.validate(self.limits.max_hosts)?;
         let switches = self.topology.switch_names();
-        let is_node = |n: &str| hosts.iter().any(|h| h == n) || switches.contains(&n);
+        let host_index = topology::index(&hosts);
+        let is_node = |n: &str| host_index.contains_key(n) || switches.contains(&n);
 
         self.queue.validate()?;
         self.queue.check_port(
@@ -318,6 +325,8 @@ impl Scenario {
             queues::limit_fits("queue.ecn_threshold", k, packet)?;
         }
         self.host.validate(packet)?;
+        self.host.check_addresses(&hosts)?;
+        self.routing.validate(switches)?;
         limits::check_time("host.send_jitter", self.host.send_jitter)?;
         for (i, p) in self.ports.iter().enumerate() {
             let at = |f: &str| format!("port[{i}].{f}");
@@ -326,7 +335,7 @@ impl Scenario {
                     return Err(workloads::unknown_node(&at(f), n, &hosts, switches));
                 }
             }
-            if !self.topology.linked(&hosts, &p.node, &p.peer) {
+            if !self.topology.linked(&host_index, &p.node, &p.peer) {
                 return Err(ScenarioError::new(
                     at("peer"),
                     format!(
@@ -372,6 +381,7 @@ impl Scenario {
             let cx = workloads::Context {
                 path: path.clone(),
                 hosts: &hosts,
+                index: &host_index,
                 tcp: workload_tcp[i].as_ref().unwrap_or(&tcp),
             };
             w.validate(&cx)?;
@@ -432,6 +442,7 @@ impl Scenario {
 
         let mut r = Resolved {
             hosts,
+            host_index,
             tcp,
             workload_tcp,
             estimate: Estimate::default(),

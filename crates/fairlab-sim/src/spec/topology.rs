@@ -10,10 +10,25 @@ use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
 
-/// The most hosts a topology may have by default: the per-node routing
-/// table holds one entry per host, 4 x 5000 x 5000 bytes = 100 MB at this
-/// size (`[limits] max_hosts` raises it).
-pub const MAX_HOSTS: u64 = 5000;
+/// The most hosts a topology may have by default. Routing keeps one
+/// 4-byte entry per (switch, host), not per (node, host), and a host costs
+/// about 1 KB (its node, two ports and queues, its names): a million hosts
+/// is about 1 GB, below the default memory limit that is checked as well
+/// (`[limits] max_hosts` raises this bound).
+pub const MAX_HOSTS: u64 = 1_000_000;
+
+/// Each host's position in creation order, by name: lookups in O(1), so
+/// that checks stay linear in a topology of a million hosts.
+pub type HostIndex = std::collections::HashMap<String, usize>;
+
+/// `hosts` indexed by name.
+pub fn index(hosts: &[String]) -> HostIndex {
+    hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| (h.clone(), i))
+        .collect()
+}
 
 /// Hosts given as a count (named with a prefix) or as a list of names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -241,29 +256,26 @@ impl TopologySpec {
         out
     }
 
-    /// The switch a host hangs off.
-    pub fn switch_of(&self, hosts: &[String], host: &str) -> &'static str {
+    /// The switch a host (by name, looked up in `index`) hangs off.
+    pub fn switch_of(&self, index: &HostIndex, host: &str) -> &'static str {
         match self {
             TopologySpec::Star(_) => "sw",
-            TopologySpec::Dumbbell(t) => {
-                let left = t.left.len();
-                match hosts.iter().position(|h| h == host) {
-                    Some(i) if i < left => "swL",
-                    _ => "swR",
-                }
-            }
+            TopologySpec::Dumbbell(t) => match index.get(host) {
+                Some(&i) if i < t.left.len() => "swL",
+                _ => "swR",
+            },
         }
     }
 
     /// Time for a packet of `size` from host `a` to host `b`: each link's
     /// delay and the packet's serialization on it.
-    pub fn one_way(&self, hosts: &[String], a: &str, b: &str, size: Bytes) -> Time {
+    pub fn one_way(&self, index: &HostIndex, a: &str, b: &str, size: Bytes) -> Time {
         let hop = |rate: BitsPerSec, delay: Time| delay.saturating_add(rate.serialization(size));
         match self {
             TopologySpec::Star(t) => hop(t.rate, t.delay).times(2),
             TopologySpec::Dumbbell(t) => {
                 let access = hop(t.rate, t.delay).times(2);
-                if self.switch_of(hosts, a) == self.switch_of(hosts, b) {
+                if self.switch_of(index, a) == self.switch_of(index, b) {
                     access
                 } else {
                     access.saturating_add(hop(t.bottleneck_rate, t.bottleneck_delay))
@@ -273,9 +285,8 @@ impl TopologySpec {
     }
 
     /// Whether `a` and `b` are the two ends of a link.
-    pub fn linked(&self, hosts: &[String], a: &str, b: &str) -> bool {
-        let is_host = |n: &str| hosts.iter().any(|h| h == n);
-        let up = |h: &str, sw: &str| is_host(h) && self.switch_of(hosts, h) == sw;
+    pub fn linked(&self, index: &HostIndex, a: &str, b: &str) -> bool {
+        let up = |h: &str, sw: &str| index.contains_key(h) && self.switch_of(index, h) == sw;
         match self {
             TopologySpec::Star(_) => up(a, b) || up(b, a),
             TopologySpec::Dumbbell(_) => {
@@ -291,7 +302,7 @@ impl TopologySpec {
         if count > max_hosts {
             return Err(ScenarioError::new(
                 "topology",
-                format!("{count} hosts; expected at most {max_hosts} (static routing tables grow as hosts x nodes; [limits] max_hosts raises the bound)"),
+                format!("{count} hosts; expected at most {max_hosts} ([limits] max_hosts raises the bound)"),
             ));
         }
         let delays: &[(&str, Time)] = match self {

@@ -217,6 +217,7 @@ pub struct Context<'a> {
     /// "workload[i]".
     pub path: String,
     pub hosts: &'a [String],
+    pub index: &'a super::topology::HostIndex,
     /// The TCP settings of this workload's connections.
     pub tcp: &'a TcpSettings,
 }
@@ -227,7 +228,7 @@ impl Context<'_> {
     }
 
     fn host(&self, f: &str, name: &str) -> Result<(), ScenarioError> {
-        if self.hosts.iter().any(|h| h == name) {
+        if self.index.contains_key(name) {
             Ok(())
         } else {
             Err(unknown_node(&self.at(f), name, self.hosts, &[]))
@@ -401,10 +402,11 @@ impl IncastSpec {
     fn validate(&self, cx: &Context) -> Result<(), ScenarioError> {
         cx.host("client", &self.client)?;
         if let Some(ServerList::Names(names)) = &self.servers {
+            let mut seen = std::collections::HashSet::new();
             for (j, s) in names.iter().enumerate() {
                 let at = cx.at(&format!("servers[{j}]"));
                 cx.host(&format!("servers[{j}]"), s)?;
-                if *s == self.client || names[..j].contains(s) {
+                if *s == self.client || !seen.insert(s.as_str()) {
                     return Err(ScenarioError::new(
                         at,
                         format!("{s:?} is the client or listed twice; expected distinct servers other than the client"),

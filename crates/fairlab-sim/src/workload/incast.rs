@@ -58,6 +58,18 @@ pub struct Incast {
 }
 
 impl Incast {
+    /// Charges the timeouts of the workload's connections since the last
+    /// completed round to the round just completed (once per round).
+    pub fn account_timeouts(&mut self, timeouts: &dyn Fn(u32) -> u64) {
+        if self.records_accounted < self.records.len() {
+            let total: u64 = self.conns.iter().map(|&c| timeouts(c)).sum();
+            let last = self.records.len() - 1;
+            self.records[last].timeouts = total - self.timeouts_mark;
+            self.timeouts_mark = total;
+            self.records_accounted = self.records.len();
+        }
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         id: u32,

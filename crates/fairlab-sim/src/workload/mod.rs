@@ -70,6 +70,34 @@ impl Workload {
             Workload::Udp(_) => false,
         }
     }
+    /// The workload's own bookkeeping after a step of its connections
+    /// (an incast round's timeouts); `timeouts(conn)` reads a connection's
+    /// retransmission timeouts so far.
+    pub fn after_step(&mut self, timeouts: &dyn Fn(u32) -> u64) {
+        if let Workload::Incast(w) = self {
+            w.account_timeouts(timeouts);
+        }
+    }
+
+    /// The kind's name, as the scenario spells it.
+    pub fn kind_name(&self) -> &'static str {
+        match self {
+            Workload::Incast(_) => "incast",
+            Workload::Bulk(_) => "bulk",
+            Workload::Short(_) => "short",
+            Workload::Udp(_) => "udp",
+        }
+    }
+    /// When connection `index` of this workload completed its work, if it did
+    /// (an incast connection: when the last round ended).
+    pub fn flow_end(&self, index: u32) -> Option<Time> {
+        match self {
+            Workload::Incast(w) if w.finished => w.records.last().map(|r| r.end),
+            Workload::Incast(_) | Workload::Udp(_) => None,
+            Workload::Bulk(w) => w.end,
+            Workload::Short(w) => w.end[index as usize],
+        }
+    }
     /// Fraction done, for progress reports (0 when unknown).
     pub fn progress(&self) -> f64 {
         match self {

@@ -3,7 +3,7 @@
 //! bottleneck).
 
 use crate::engine::Rng;
-use crate::net::{flags, NodeId, Packet};
+use crate::packet::{flags, FiveTuple, NodeId, Packet};
 use crate::units::{BitsPerSec, Bytes, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,6 +26,9 @@ pub struct Udp {
     rng: Rng,
     pub sent: u64,
     pub delivered: u64,
+    /// The 5-tuple the datagrams carry and its flow hash, once named.
+    pub tuple: Option<FiveTuple>,
+    hash: u32,
 }
 
 impl Udp {
@@ -53,7 +56,15 @@ impl Udp {
             rng,
             sent: 0,
             delivered: 0,
+            tuple: None,
+            hash: 0,
         }
+    }
+
+    /// Names the flow: its 5-tuple and that tuple's flow hash.
+    pub fn set_flow(&mut self, tuple: FiveTuple, hash: u32) {
+        self.tuple = Some(tuple);
+        self.hash = hash;
     }
 
     /// The next datagram, and the gap until the one after it.
@@ -61,8 +72,8 @@ impl Udp {
         self.sent += 1;
         let p = Packet {
             conn: self.flow,
-            src: self.src,
             dst: self.dst,
+            hash: self.hash,
             payload: self.size.get() as u32,
             flags: flags::UDP,
             ..Packet::blank()

@@ -5,14 +5,17 @@
 
 use crate::engine::Rng;
 use crate::net::topology::{self, LinkSpec};
+use crate::net::Selection;
 use crate::net::{Network, NodeId};
+use crate::packet::{Addr, Salt};
 use crate::queue::{
-    BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Period, Priority, Queue, Red, RedConfig, Sfq,
+    BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Mq, Period, Priority, Queue, Red, RedConfig,
+    Sfq,
 };
 use crate::sim::{Conn, Series, Simulation};
 use crate::spec::{
     Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod, HcfSpec, PriorityClass,
-    Scenario, ScenarioError, TcpSettings, TopologySpec, WorkloadSpec, TCP_IP_HEADER,
+    Scenario, ScenarioError, SelectionName, TcpSettings, TopologySpec, WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{TcpConfig, TcpSocket, TimerClock};
@@ -135,6 +138,8 @@ const RNG_HOST: u64 = 2;
 const RNG_TCP: u64 = 3;
 const RNG_QUEUE: u64 = 4;
 const RNG_UDP: u64 = 5;
+const RNG_NIC: u64 = 6;
+const RNG_ECMP: u64 = 7;
 
 /// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
@@ -188,6 +193,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 sc.queue.drr.buckets,
                 limit,
                 sc.queue.drr.quantum.get(),
+                Salt::from_u64(Rng::stream(seed, &[RNG_QUEUE, n]).next_u64()),
             )),
             Discipline::Priority => {
                 let p = &sc.queue.priority;
@@ -201,7 +207,20 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         }
     };
     let switch_q = || make_queue(sc.queue.discipline, sw_limit, sw_ecn);
-    let host_q = || droptail(nic_limit, None);
+    // A host's NIC: one drop-tail queue, or a multi-queue NIC whose flow
+    // hash salt comes from its own stream (NICs numbered in build order).
+    let nic_no = std::cell::Cell::new(0u64);
+    let host_q = || {
+        let n = nic_no.get();
+        nic_no.set(n + 1);
+        match sc.host.nic_queues {
+            1 => droptail(nic_limit, None),
+            k => Queue::Mq(Mq::new(
+                (0..k).map(|_| droptail(nic_limit, None)).collect(),
+                Salt::from_u64(Rng::stream(seed, &[RNG_NIC, n]).next_u64()),
+            )),
+        }
+    };
     let mut net: Network = match t {
         TopologySpec::Star(t) => {
             let access = LinkSpec {
@@ -225,9 +244,33 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             topology::dumbbell(&left, &right, access, bottleneck, &switch_q, &host_q)
         }
     };
+    // Node ids by name, once: a lookup per endpoint by scanning every node
+    // is quadratic in a topology of many hosts.
+    let ids: std::collections::HashMap<String, NodeId> = (0..net.nodes.len())
+        .map(|i| (net.nodes[i].name.clone(), i as NodeId))
+        .collect();
+    let node = |n: &str| -> NodeId { *ids.get(n).expect("validated") };
+    for (name, text) in &sc.host.addresses {
+        let h = node(name);
+        net.set_addr(h, Addr::parse(text).expect("validated"));
+    }
+    for u in 0..net.nodes.len() as NodeId {
+        if net.is_host(u) {
+            continue;
+        }
+        let sel = match sc.routing.of(&net.nodes[u as usize].name) {
+            SelectionName::Ecmp => Selection::FlowHash(Salt::from_u64(
+                Rng::stream(seed, &[RNG_ECMP, u as u64]).next_u64(),
+            )),
+            SelectionName::First => Selection::First,
+            SelectionName::AddressBits => Selection::DstAddr,
+            SelectionName::Spray => Selection::Spray,
+        };
+        net.set_selection(u, sel);
+    }
     for p in &sc.ports {
-        let a = net.node_by_name(&p.node).expect("validated");
-        let b = net.node_by_name(&p.peer).expect("validated");
+        let a = node(&p.node);
+        let b = node(&p.peer);
         let port = net.port_toward(a, b).expect("validated");
         if p.limit.is_some() || p.ecn_threshold.is_some() || p.discipline.is_some() {
             let limit = p.limit.unwrap_or(sw_limit);
@@ -237,7 +280,6 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         }
     }
 
-    let node = |n: &str| -> NodeId { net.node_by_name(n).expect("validated") };
     let mut conns: Vec<Conn> = Vec::new();
     let mut workloads: Vec<Workload> = Vec::new();
     let socket = |cfg, c: u32, local, remote, passive: bool| {
@@ -438,7 +480,7 @@ mod tests {
 
     #[test]
     fn the_specs_header_size_is_the_simulators() {
-        assert_eq!(TCP_IP_HEADER, crate::net::TCP_IP_HEADER);
+        assert_eq!(TCP_IP_HEADER, crate::packet::TCP_IP_HEADER);
     }
 
     #[test]

@@ -16,7 +16,7 @@ use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
 use crate::engine::Rng;
-use crate::net::{flags, NodeId, Packet, MAX_SACK_BLOCKS, NO_TS};
+use crate::packet::{flags, FiveTuple, NodeId, Packet, MAX_SACK_BLOCKS, NO_TS};
 use crate::units::Time;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +55,8 @@ pub struct TcpStats {
     pub bytes_received: u64,
     /// Longest time spent with data outstanding and no ACK arriving.
     pub longest_silence: Time,
+    /// Segments the host's own transmit queue refused (never on the wire).
+    pub local_drops: u64,
 }
 
 /// What a segment (or timer) did that the application must hear about.
@@ -86,6 +88,10 @@ pub struct TcpSocket {
     local: NodeId,
     remote: NodeId,
     passive: bool,
+    /// The 5-tuple this endpoint sends with, and its flow hash (computed
+    /// once, carried by every segment as Linux carries `skb->hash`).
+    tuple: Option<FiveTuple>,
+    flow_hash: u32,
     state: TcpState,
     recovery_kind: Recovery,
 
@@ -155,6 +161,8 @@ impl TcpSocket {
             local,
             remote,
             passive,
+            tuple: None,
+            flow_hash: 0,
             state: if passive {
                 TcpState::Listen
             } else {
@@ -205,6 +213,18 @@ impl TcpSocket {
     /// Gives the socket its own random stream (randomized RTO).
     pub fn set_rng(&mut self, rng: Rng) {
         self.rng = rng;
+    }
+
+    /// Names the flow this endpoint sends: its 5-tuple and that tuple's
+    /// hash under the run's [`crate::packet::FlowHasher`].
+    pub fn set_flow(&mut self, tuple: FiveTuple, hash: u32) {
+        self.tuple = Some(tuple);
+        self.flow_hash = hash;
+    }
+
+    /// The 5-tuple this endpoint sends with, once named.
+    pub fn tuple(&self) -> Option<FiveTuple> {
+        self.tuple
     }
 
     /// Turns on the state trace.
@@ -339,8 +359,8 @@ impl TcpSocket {
             ts: Time::ZERO,
             ts_echo: self.ts_recent,
             conn: self.conn,
-            src: self.local,
             dst: self.remote,
+            hash: self.flow_hash,
             payload,
             wnd: self.cfg.receive_window.get().min(u32::MAX as u64) as u32,
             flags: fl,
@@ -975,6 +995,54 @@ impl TcpSocket {
         self.silence_since = if ack < self.snd_max { Some(now) } else { None };
     }
 
+    /// The host's transmit queue refused `seg`: Linux's qdisc returned
+    /// NET_XMIT_DROP to `tcp_transmit_skb`. Linux takes it as local
+    /// congestion: `tcp_enter_cwr` reduces the window once per window of
+    /// data (as on ECN-Echo, RFC 3168 (6.1.2)), and the segment, never
+    /// sent, stays in the write queue for the next ACK (or the timer) to
+    /// send. Here the window is reduced the same way and the send point
+    /// moves back to the refused segment; the simulator reports the
+    /// refused segments of one burst last first, so a refused tail of new
+    /// data is simply unsent again. A refused retransmission during
+    /// NewReno recovery waits for the next partial ACK or the timer.
+    pub fn on_local_drop(&mut self, now: Time, seg: &Packet) {
+        self.stats.local_drops += 1;
+        if !seg.is_data() || self.state != TcpState::Established || seg.seq < self.snd_una {
+            // A refused SYN or pure ACK: the handshake timer or the next
+            // segment sends again.
+            return;
+        }
+        if !self.in_recovery && self.snd_una > self.ecn_recover {
+            let flight = self.snd_max - self.snd_una;
+            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
+            self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+            self.ecn_recover = self.snd_max;
+            self.send_cwr = self.cfg.ecn;
+        }
+        let end = seg.seq + seg.payload as u64;
+        if end == self.snd_max && !seg.timeout_rtx {
+            self.snd_max = seg.seq;
+            if matches!(self.rtt_timing, Some((e, _)) if e > seg.seq) {
+                self.rtt_timing = None;
+            }
+        }
+        self.snd_nxt = self.snd_nxt.min(seg.seq);
+        if self.recovery_kind == Recovery::Sack {
+            self.high_rxt = self.high_rxt.min(seg.seq);
+        }
+        if self.snd_max == self.snd_una {
+            // Nothing left on the wire, so no ACK will come to send again:
+            // Linux's zero-window probe timer (`tcp_check_probe_timer`,
+            // one RTO) retries; here the retransmission timer does, as a
+            // probe that neither backs off nor collapses the window.
+            self.silence_since = None;
+            if self.rto_deadline.is_none() {
+                self.arm_rto(now);
+            }
+        }
+        self.trace_point(now);
+    }
+
     /// A wake-up at `now`: fire whichever timers are due.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
         if matches!(self.delack_deadline, Some(d) if d <= now) {
@@ -1000,6 +1068,14 @@ impl TcpSocket {
 
     /// RFC 6298 (5.4)-(5.6) and RFC 5681 (3.1) on a retransmission timeout.
     fn on_rto(&mut self, now: Time, out: &mut Vec<Packet>) {
+        if self.state == TcpState::Established
+            && self.snd_max == self.snd_una
+            && self.snd_nxt < self.app_end
+        {
+            // The probe after a local drop (see on_local_drop): not a timeout.
+            self.try_send(now, out);
+            return;
+        }
         self.consecutive_timeouts += 1;
         if self.consecutive_timeouts > self.cfg.max_retransmits {
             self.stats.timeouts += 1;

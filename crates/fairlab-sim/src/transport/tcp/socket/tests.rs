@@ -22,7 +22,6 @@ fn from_peer(seq: u64, ack: u64, payload: u32, fl: u8) -> Packet {
     Packet {
         seq,
         ack,
-        src: 1,
         dst: 0,
         payload,
         wnd: 64 << 10,

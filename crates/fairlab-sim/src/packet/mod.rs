@@ -1,12 +1,25 @@
-//! The packet: a TCP segment (or, later, a UDP datagram) with the addressing
-//! a switch needs. Copied by value along its path: 88 bytes, no heap.
+//! Packets, the bottom layer above units: what travels (a TCP segment or a
+//! UDP datagram), the addresses and ports that name a flow, and the one
+//! seeded flow hash every hashing consumer (ECMP, SFQ, DRR, HCF, a NIC's
+//! transmit-queue choice) draws from. `net`, `queue` and `transport` import
+//! this module; it imports none of them.
+//!
+//! A packet is copied by value along its path: 88 bytes, no heap. It carries
+//! its flow's hash (computed once per flow from the 5-tuple, as Linux keeps
+//! `skb->hash`) rather than the 5-tuple itself, which lives with the flow's
+//! endpoints ([`FiveTuple`]); and the node its destination address resolves
+//! to, as a host's neighbour cache would.
+
+mod addr;
+pub mod flow_hash;
+
+pub use addr::{Addr, FiveTuple, Protocol, EPHEMERAL_PORTS};
+pub use flow_hash::{FlowHasher, Salt};
 
 use crate::units::{Bytes, Time};
 
-/// Index of a node (host or switch) in the network.
+/// Index of a node (host or switch) in the network: what an address resolves to.
 pub type NodeId = u32;
-/// Index of an output port in the network.
-pub type PortId = u32;
 
 /// IPv4 (20) + TCP (20) header bytes without options: a 1460-byte MSS gives
 /// 1500-byte packets, the Ethernet MTU. Link-layer framing is not counted, so
@@ -46,10 +59,13 @@ pub struct Packet {
     pub ts: Time,
     /// The timestamp echoed back (RFC 7323 TSecr), or [`NO_TS`].
     pub ts_echo: Time,
-    /// Connection index.
+    /// Connection index (the receiving socket, as a socket lookup by
+    /// 5-tuple would find it), or a UDP flow's id.
     pub conn: u32,
-    pub src: NodeId,
+    /// The node the destination address resolves to.
     pub dst: NodeId,
+    /// The flow's hash ([`flow_hash`]), one per direction of a connection.
+    pub hash: u32,
     /// Payload bytes.
     pub payload: u32,
     /// Advertised receive window in bytes.
@@ -101,8 +117,8 @@ impl Packet {
             ts: Time::ZERO,
             ts_echo: NO_TS,
             conn: 0,
-            src: 0,
             dst: 0,
+            hash: 0,
             payload: 0,
             wnd: 0,
             flags: 0,

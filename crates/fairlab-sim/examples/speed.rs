@@ -1,0 +1,166 @@
+//! The speed workloads of BENCHMARKS.md, timed in CPU time of this thread
+//! (so that other processes on a shared machine cost us less noise than
+//! wall time would), median over repeats. Also a small target for
+//! `valgrind --tool=callgrind` instruction counts.
+//!
+//! cargo run --release --example speed -- incast [rounds] [repeats]
+//!     32 servers, 1 MiB blocks, min RTO 1 ms on a 1 µs clock (default 4000 rounds)
+//! cargo run --release --example speed -- flows <flows> [repeats] [warmup] [measure]
+//!     <flows> long-lived flows on a 16-pair dumbbell; reports the cost of an
+//!     event over [warmup, warmup + measure] of simulated time (defaults 0.2 s, 0.2 s)
+//!
+//! Every line ends with the run's result digest, so that a change that should
+//! leave results alone can be checked at a glance.
+
+use fairlab_sim::Scenario;
+use std::time::Duration;
+
+/// CPU time consumed by this thread (Linux), else wall time since first call.
+fn cpu_time() -> Duration {
+    if let Ok(s) = std::fs::read_to_string("/proc/thread-self/schedstat") {
+        if let Some(ns) = s.split_whitespace().next().and_then(|v| v.parse().ok()) {
+            return Duration::from_nanos(ns);
+        }
+    }
+    static START: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+    START.get_or_init(std::time::Instant::now).elapsed()
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    let n = v.len();
+    if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    }
+}
+
+/// The incast of the speed issue: 32 servers, 1 MiB blocks, 1 ms min RTO, µs timers.
+pub fn incast(rounds: u32) -> Scenario {
+    let n = 32;
+    let mut hosts = vec!["\"client\"".to_string()];
+    hosts.extend((1..=n).map(|i| format!("\"s{i}\"")));
+    Scenario::from_toml_str(&format!(
+        r#"
+[topology]
+kind = "star"
+hosts = [{}]
+rate = "1Gbps"
+delay = "25us"
+[queue]
+limit = "64KiB"
+[tcp]
+min_rto = "1ms"
+resolution = "1us"
+[[workload]]
+kind = "incast"
+client = "client"
+block = "1MiB"
+rounds = {rounds}
+"#,
+        hosts.join(",")
+    ))
+    .unwrap()
+}
+
+/// `flows` long-lived flows over 16 host pairs of a dumbbell (10 Gb/s
+/// everywhere, 1000-packet drop-tail buffers), opening over the first 10 ms.
+pub fn many_flows(flows: usize, duration: Duration) -> Scenario {
+    let pairs = 16;
+    let mut text = format!(
+        r#"
+duration = "{}us"
+[topology]
+kind = "dumbbell"
+left = {pairs}
+right = {pairs}
+rate = "10Gbps"
+delay = "10us"
+bottleneck_rate = "10Gbps"
+bottleneck_delay = "30us"
+[queue]
+limit = "1000pkt"
+"#,
+        duration.as_micros()
+    );
+    for i in 0..flows {
+        let h = i % pairs;
+        text.push_str(&format!(
+            "[[workload]]\nkind = \"bulk\"\nsrc = \"l{h}\"\ndst = \"r{h}\"\nstart = \"{}ns\"\n",
+            i as u64 * 10_000_000 / flows as u64
+        ));
+    }
+    Scenario::from_toml_str(&text).unwrap()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    let what = args.get(1).map(String::as_str).unwrap_or("incast");
+    let arg = |i: usize, d: f64| -> f64 { args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d) };
+    match what {
+        "incast" => {
+            let rounds = arg(2, 4000.0) as u32;
+            let reps = arg(3, 1.0) as usize;
+            let sc = incast(rounds);
+            let mut secs = Vec::new();
+            let mut last = None;
+            for _ in 0..reps {
+                let t0 = cpu_time();
+                let r = fairlab_sim::run(&sc, None).unwrap();
+                secs.push((cpu_time() - t0).as_secs_f64());
+                last = Some(r);
+            }
+            let r = last.unwrap();
+            let hops = r.int("packet_hops") as f64;
+            let events = r.int("events") as f64;
+            let s = median(secs.clone());
+            println!(
+                "incast 32 servers, {rounds} rounds: {hops} packet-hops, {events} events ({:.3} per hop); \
+                 CPU s median {s:.3} of {secs:.3?}; {:.2} M packet-hops/CPU-s; {:.1} ns/event; digest {}",
+                events / hops,
+                hops / s / 1e6,
+                s / events * 1e9,
+                r.digest()
+            );
+        }
+        "flows" => {
+            let flows = arg(2, 1000.0) as usize;
+            let reps = arg(3, 1.0) as usize;
+            let warm = Duration::from_secs_f64(arg(4, 0.2));
+            let measure = Duration::from_secs_f64(arg(5, 0.2));
+            let sc = many_flows(flows, warm + measure);
+            let mut per_event = Vec::new();
+            let mut line = String::new();
+            for _ in 0..reps {
+                let mut sim = fairlab_sim::scenario::build(&sc, None).unwrap();
+                sim.stop_at = Some(fairlab_sim::units::Time(warm.as_nanos() as u64 * 1000));
+                sim.run();
+                let (e0, h0) = (sim.events.events_processed(), sim.counters.packet_hops);
+                let t0 = cpu_time();
+                sim.stop_at = Some(fairlab_sim::units::Time(
+                    (warm + measure).as_nanos() as u64 * 1000,
+                ));
+                sim.run();
+                let dt = (cpu_time() - t0).as_secs_f64();
+                let (e, h) = (
+                    sim.events.events_processed() - e0,
+                    sim.counters.packet_hops - h0,
+                );
+                per_event.push(dt / e as f64 * 1e9);
+                let r = fairlab_sim::metrics::collect(&sim);
+                line = format!(
+                    "{flows} flows: {e} events, {h} packet-hops ({:.2} events per hop), heap {} at end; digest {}",
+                    e as f64 / h as f64,
+                    sim.events.len(),
+                    r.digest()
+                );
+            }
+            println!(
+                "{line}; ns/event median {:.1} of {per_event:.1?}",
+                median(per_event.clone())
+            );
+        }
+        _ => eprintln!("usage: speed incast [rounds] [repeats] | speed flows <n> [repeats] [warmup_s] [measure_s]"),
+    }
+}

@@ -1,0 +1,88 @@
+//! Naming flows: UDP flow ids after the TCP flow keys, every flow's
+//! 5-tuple and hash, and per-flow reordering tables where a port's
+//! discipline can reorder.
+
+use super::{Simulation, LISTEN_PORT, RNG_FLOW_HASH, RNG_PORTS};
+use crate::engine::Rng;
+use crate::net::{Network, NodeId, NodeKind};
+use crate::packet::{Addr, FiveTuple, FlowHasher, Protocol, EPHEMERAL_PORTS};
+use crate::workload::Workload;
+
+impl Simulation {
+    /// Registers the UDP flows (their ids follow the TCP flow keys), names
+    /// every flow (5-tuple and flow hash, see [`Simulation::name_flows`]) and
+    /// turns on reordering checks at switch ports whose discipline can
+    /// reorder (a FIFO cannot: it needs no per-flow table).
+    pub fn index_flows(&mut self) {
+        let base = 2 * self.conns.len();
+        let mut udp = Vec::new();
+        for (i, w) in self.workloads.iter().enumerate() {
+            if let Workload::Udp(u) = w {
+                debug_assert_eq!(u.flow as usize, base + udp.len());
+                udp.push(i as u32);
+            }
+        }
+        let keys = base + udp.len();
+        self.udp_of_flow = udp;
+        self.name_flows();
+        for p in &mut self.net.ports {
+            if self.net.nodes[p.node as usize].kind == NodeKind::Switch && p.queue.can_reorder() {
+                p.last_departed = vec![0; keys];
+            }
+        }
+    }
+
+    /// Gives every connection and UDP flow its 5-tuple and every direction
+    /// its flow hash. The opening side takes the next ephemeral port of its
+    /// host (Linux's range, from a start drawn from the host's own seeded
+    /// stream, then consecutive); the listening side is on [`LISTEN_PORT`].
+    /// The hash key is the run's, so each seed places flows anew.
+    pub(super) fn name_flows(&mut self) {
+        let hasher = {
+            let mut r = Rng::stream(self.seed, &[RNG_FLOW_HASH]);
+            FlowHasher::new(r.next_u64(), r.next_u64())
+        };
+        let span = (*EPHEMERAL_PORTS.end() - *EPHEMERAL_PORTS.start()) as u64 + 1;
+        let mut next_port: Vec<Option<u16>> = vec![None; self.net.hosts.len()];
+        let seed = self.seed;
+        let mut ephemeral = |net: &Network, host: NodeId| -> u16 {
+            let hi = net.host_index(host).expect("a host") as usize;
+            let p = *next_port[hi].get_or_insert_with(|| {
+                let off = Rng::stream(seed, &[RNG_PORTS, hi as u64]).below_inclusive(span - 1);
+                *EPHEMERAL_PORTS.start() + off as u16
+            });
+            next_port[hi] = Some(if p == *EPHEMERAL_PORTS.end() {
+                *EPHEMERAL_PORTS.start()
+            } else {
+                p + 1
+            });
+            p
+        };
+        let addr = |net: &Network, n: NodeId| -> Addr { net.addr(n) };
+        for c in &mut self.conns {
+            let (a, b) = c.sock[0].endpoints();
+            let t = FiveTuple {
+                src: addr(&self.net, a),
+                dst: addr(&self.net, b),
+                sport: ephemeral(&self.net, a),
+                dport: LISTEN_PORT,
+                proto: Protocol::Tcp,
+            };
+            c.sock[0].set_flow(t, hasher.hash(&t));
+            let r = t.reversed();
+            c.sock[1].set_flow(r, hasher.hash(&r));
+        }
+        for w in &mut self.workloads {
+            if let Workload::Udp(u) = w {
+                let t = FiveTuple {
+                    src: addr(&self.net, u.src),
+                    dst: addr(&self.net, u.dst),
+                    sport: ephemeral(&self.net, u.src),
+                    dport: LISTEN_PORT,
+                    proto: Protocol::Udp,
+                };
+                u.set_flow(t, hasher.hash(&t));
+            }
+        }
+    }
+}

@@ -1,0 +1,228 @@
+//! The packet path through ports: a packet enters an output queue (or is
+//! dropped, in the network or, at a host, locally), is serialized onto the
+//! wire when the transmitter is free, and reaches the far end one
+//! serialization plus one propagation delay later; a switch forwards it by
+//! its routes. Also the queue-occupancy samples.
+
+use super::{Event, Simulation};
+use crate::net::{NodeId, NodeKind, PortId};
+use crate::packet::Packet;
+use crate::queue::QueueDiscipline;
+use crate::units::{Serializer, Time};
+
+/// A port's transmitter. A port is busy from the moment a packet starts
+/// serializing until its TxDone event, at (`done_at`, `done_seq`) in the
+/// event order. That event is only scheduled when something waits for the
+/// wire (`Scheduled`): when the queue is empty as serialization starts, the
+/// sequence number is reserved but no event enters the heap (`Deferred`);
+/// the port then reads busy to every event ordered before (`done_at`,
+/// `done_seq`) and free to every event after, as if the TxDone had popped
+/// in between and found nothing to send. An arrival into a `Deferred` busy
+/// port schedules the TxDone at its reserved place. Most packets leave a
+/// port with an empty queue behind them (every hop of an ACK, most hops of
+/// data outside the bottleneck), so this saves a heap push and pop for
+/// each.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Tx {
+    pub(super) done_at: Time,
+    pub(super) done_seq: u64,
+    pub(super) state: TxState,
+    /// The port's rate, divided out once (see `units::Serializer`).
+    pub(super) ser: Serializer,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(super) enum TxState {
+    #[default]
+    Idle,
+    Scheduled,
+    Deferred,
+}
+
+impl Simulation {
+    /// A `Deferred` port whose TxDone lies before `upto` in the event order
+    /// becomes idle. That TxDone would have found the queue empty and
+    /// called `dequeue` for nothing; some disciplines keep time or tidy up
+    /// there (HCF's fixed periods, SFQ and DRR dropping emptied buckets from
+    /// their round), so the call is made now, with the time it would have
+    /// had. Nothing touched the queue in between: an arrival settles first.
+    #[inline]
+    pub(super) fn settle_tx(&mut self, p: PortId, upto: (Time, u64)) {
+        let tx = &mut self.tx[p as usize];
+        if tx.state == TxState::Deferred && (tx.done_at, tx.done_seq) < upto {
+            tx.state = TxState::Idle;
+            let none = self.net.ports[p as usize].queue.dequeue(tx.done_at);
+            debug_assert!(none.is_none(), "deferred port with a queued packet");
+        }
+    }
+
+    /// Starts serializing the next queued packet if the wire is free.
+    #[inline]
+    pub(super) fn start_tx(&mut self, p: PortId) {
+        let now = self.events.now();
+        let tx = &mut self.tx[p as usize];
+        match tx.state {
+            TxState::Idle => {}
+            TxState::Scheduled => return,
+            TxState::Deferred => {
+                // `enqueue` settled the port, so it is still busy, and a
+                // packet has just entered its empty queue: the TxDone is
+                // needed after all, at the place it would have had.
+                debug_assert!(self.events.cursor() < (tx.done_at, tx.done_seq));
+                tx.state = TxState::Scheduled;
+                self.events
+                    .schedule_with_seq(tx.done_at, tx.done_seq, Event::TxDone(p));
+                return;
+            }
+        }
+        let port = &mut self.net.ports[p as usize];
+        let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
+        let Some(pkt) = port.queue.dequeue(now) else {
+            return;
+        };
+        port.stats.integrate(now, held_pkts, held_bytes);
+        if !port.last_departed.is_empty() {
+            // A packet that arrived before the last one of its flow to leave
+            // has been overtaken: it leaves out of order.
+            let k = pkt.flow_key();
+            if pkt.stamp < port.last_departed[k] {
+                port.stats.reordered += 1;
+            } else {
+                port.last_departed[k] = pkt.stamp;
+            }
+        }
+        let size = pkt.size();
+        port.stats.deq_pkts += 1;
+        port.stats.deq_bytes += size.get();
+        let ser = tx.ser.time(size);
+        debug_assert_eq!(ser, port.rate.serialization(size), "port rate changed");
+        let arrive = now + ser + port.delay;
+        self.counters.packet_hops += 1;
+        tx.done_at = now + ser;
+        tx.done_seq = self.events.reserve_seq();
+        if port.queue.packets() > 0 {
+            tx.state = TxState::Scheduled;
+            self.events
+                .schedule_with_seq(tx.done_at, tx.done_seq, Event::TxDone(p));
+        } else {
+            tx.state = TxState::Deferred;
+        }
+        let id = self.packets.put(pkt);
+        self.events
+            .schedule(arrive, Event::Arrive { port: p, pkt: id });
+    }
+
+    /// Puts a packet into an output queue, counting it or its drop; gives
+    /// the packet back if it was dropped.
+    #[inline]
+    pub(super) fn enqueue(&mut self, p: PortId, mut pkt: Packet) -> Result<(), Packet> {
+        let now = self.events.now();
+        self.settle_tx(p, self.events.cursor());
+        let port = &mut self.net.ports[p as usize];
+        port.arrivals += 1;
+        pkt.stamp = port.arrivals;
+        let size = pkt.size().get();
+        let data = pkt.is_data();
+        let timeout_rtx = pkt.timeout_rtx;
+        port.stats.timeout_rtx_pkts += timeout_rtx as u64;
+        let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
+        match port.queue.enqueue(pkt, now) {
+            Ok(()) => {
+                port.stats.integrate(now, held_pkts, held_bytes);
+                port.stats.enq_pkts += 1;
+                port.stats.enq_bytes += size;
+                let b = port.queue.bytes();
+                let n = port.queue.packets() as u64;
+                if b > port.stats.max_bytes {
+                    port.stats.max_bytes = b;
+                }
+                if n > port.stats.max_pkts {
+                    port.stats.max_pkts = n;
+                }
+                self.start_tx(p);
+                Ok(())
+            }
+            Err(pkt) => {
+                port.stats.drop_pkts += 1;
+                port.stats.drop_bytes += size;
+                port.stats.timeout_rtx_drops += timeout_rtx as u64;
+                if self.net.nodes[port.node as usize].kind == NodeKind::Host {
+                    self.counters.local_drops += 1;
+                } else {
+                    self.counters.drops += 1;
+                    if data {
+                        self.counters.data_drops += 1;
+                    }
+                }
+                Err(pkt)
+            }
+        }
+    }
+
+    /// A switch routes an arriving packet to its output port.
+    #[inline]
+    pub(super) fn forward(&mut self, node: u32, pkt: Packet) {
+        let out = self.net.route(node, &pkt);
+        debug_assert_ne!(out, crate::net::NO_ROUTE);
+        let _ = self.enqueue(out, pkt);
+    }
+
+    /// A socket on host `host` emits a packet; gives it back if the host's
+    /// transmit queue refused it at once.
+    #[inline]
+    pub(super) fn inject(&mut self, host: NodeId, pkt: Packet) -> Result<(), Packet> {
+        self.counters.packets_sent += 1;
+        if pkt.is_data() {
+            self.counters.data_packets_sent += 1;
+        }
+        if self.jitter > Time::ZERO {
+            let h = host as usize;
+            let now = self.events.now();
+            let d = Time(self.host_rng[h].below_inclusive(self.jitter.0));
+            let at = (now + d).max(self.host_release[h]);
+            self.host_release[h] = at;
+            let id = self.packets.put(pkt);
+            self.events.schedule(at, Event::HostTx { host, pkt: id });
+            return Ok(());
+        }
+        let out = self.net.route(host, &pkt);
+        self.enqueue(out, pkt)
+    }
+
+    pub(super) fn sample_queues(&mut self) {
+        let now = self.now();
+        for (i, p) in self.net.ports.iter().enumerate() {
+            if self.net.nodes[p.node as usize].kind == NodeKind::Switch {
+                self.series.queue_samples.push((
+                    now,
+                    i as PortId,
+                    p.queue.bytes(),
+                    p.queue.packets() as u64,
+                ));
+            }
+        }
+        if let Some(period) = self.series.queue_sample {
+            // Stop sampling once nothing else is pending, or the run would never end.
+            if !self.events.is_empty() {
+                self.events.schedule(now + period, Event::Sample);
+            }
+        }
+    }
+
+    /// Data packets still in queues or on wires (for conservation checks).
+    pub fn data_packets_in_flight(&self) -> u64 {
+        let mut n = 0u64;
+        for p in &self.net.ports {
+            p.queue.for_each(&mut |pkt| n += u64::from(pkt.is_data()));
+        }
+        for e in self.events.pending() {
+            match e {
+                Event::Arrive { pkt, .. } | Event::HostTx { pkt, .. } => {
+                    n += u64::from(self.packets.get(*pkt).is_data())
+                }
+                _ => {}
+            }
+        }
+        n
+    }
+}
