@@ -1,6 +1,6 @@
-//! Pending events ordered by (time, insertion sequence): two implicit 4-ary
-//! heaps of 32-byte entries, (time, seq) packed in one `u128`, one for
-//! packet events and one for timers, merged at each pop.
+//! Pending events ordered by (time, insertion sequence), (time, seq) packed
+//! in one `u128`: packet events in a short sorted array (a 4-ary heap when
+//! many), timers in a 4-ary heap of their own, the two merged at each pop.
 //!
 //! The sequence number makes the order of simultaneous events the order in
 //! which they were scheduled, so a run never depends on heap internals. The
@@ -141,11 +141,119 @@ impl<E: Copy> Heap<E> {
     }
 }
 
+/// The packet events: few at a time (a handful per busy link), nearly all
+/// scheduled after most of those pending. While there are few, they are
+/// kept sorted, earliest first from `head`: a pop is a step of `head`, a
+/// push a short walk back from the end and a shift of the entries it
+/// passed. Past `TO_HEAP` entries they become a 4-ary heap (a sorted array
+/// already is one), and below `TO_SORTED` sorted again.
+struct Near<E> {
+    /// Sorted: the pending entries are `v[head..]`, in key order. Heap:
+    /// `heap.v`; `v` is empty.
+    v: Vec<Entry<E>>,
+    head: usize,
+    heap: Heap<E>,
+    sorted: bool,
+}
+
+/// Sizes at which `Near` switches representation; apart, so that a size
+/// hovering around one does not switch back and forth.
+const TO_HEAP: usize = 64;
+const TO_SORTED: usize = 16;
+
+impl<E: Copy> Near<E> {
+    fn new() -> Self {
+        Near {
+            v: Vec::with_capacity(4 * TO_HEAP),
+            head: 0,
+            heap: Heap::with_capacity(1024),
+            sorted: true,
+        }
+    }
+
+    #[inline]
+    fn len(&self) -> usize {
+        if self.sorted {
+            self.v.len() - self.head
+        } else {
+            self.heap.v.len()
+        }
+    }
+
+    #[inline]
+    fn first_key(&self) -> u128 {
+        if self.sorted {
+            self.v.get(self.head).map_or(u128::MAX, |e| e.key)
+        } else {
+            self.heap.first_key()
+        }
+    }
+
+    #[inline]
+    fn push(&mut self, e: Entry<E>) {
+        if !self.sorted {
+            self.heap.push(e);
+            return;
+        }
+        if self.head >= TO_HEAP {
+            // Reclaim the popped front now and then: a copy of at most
+            // `TO_HEAP` entries every `TO_HEAP` pops.
+            self.v.drain(..self.head);
+            self.head = 0;
+        }
+        if self.v.len() - self.head >= TO_HEAP {
+            self.v.drain(..self.head);
+            self.head = 0;
+            // Sorted in key order, `v` is a heap as it stands.
+            std::mem::swap(&mut self.v, &mut self.heap.v);
+            self.sorted = false;
+            self.heap.push(e);
+            return;
+        }
+        let mut i = self.v.len();
+        while i > self.head && self.v[i - 1].key > e.key {
+            i -= 1;
+        }
+        self.v.insert(i, e);
+    }
+
+    #[inline]
+    fn pop(&mut self) -> Option<Entry<E>> {
+        if self.sorted {
+            let e = *self.v.get(self.head)?;
+            self.head += 1;
+            if self.head == self.v.len() {
+                self.v.clear();
+                self.head = 0;
+            }
+            return Some(e);
+        }
+        let e = self.heap.pop();
+        if self.heap.v.len() < TO_SORTED {
+            std::mem::swap(&mut self.v, &mut self.heap.v);
+            // Keys are unique: an unstable sort is exact.
+            self.v.sort_unstable_by_key(|e| e.key);
+            self.head = 0;
+            self.sorted = true;
+        }
+        e
+    }
+
+    fn iter(&self) -> impl Iterator<Item = &Entry<E>> {
+        let live = if self.sorted {
+            &self.v[self.head..]
+        } else {
+            &self.heap.v[..]
+        };
+        live.iter()
+    }
+}
+
 /// Pending events of type `E`.
 pub struct EventQueue<E> {
     /// Events about packets: a few per link, popped soon after they are
     /// scheduled.
-    main: Heap<E>,
+    main: Near<E>,
     /// Events scheduled with [`EventQueue::schedule_timer`]: one or more
     /// per connection, most of them far ahead. Kept apart so that the main
     /// heap stays small and shallow however many connections wait;
@@ -168,7 +276,7 @@ impl<E: Copy> Default for EventQueue<E> {
 impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
-            main: Heap::with_capacity(1024),
+            main: Near::new(),
             timers: Heap::with_capacity(1024),
             next_seq: 0,
             now: Time::ZERO,
@@ -196,7 +304,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.main.v.len() + self.timers.v.len()
+        self.main.len() + self.timers.v.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -295,7 +403,7 @@ impl<E: Copy> EventQueue<E> {
 
     /// Iterates the pending events in no particular order (for end-of-run accounting).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.main.v.iter().chain(&self.timers.v).map(|e| &e.event)
+        self.main.iter().chain(&self.timers.v).map(|e| &e.event)
     }
 }
 
@@ -336,6 +444,36 @@ mod tests {
         q.schedule_with_seq(Time(5), s, 'b');
         let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
         assert_eq!(order, vec!['a', 'b', 'c']);
+    }
+
+    /// Enough pending events to switch `Near` to a heap and back, in
+    /// scrambled order, pop in (time, seq) order.
+    #[test]
+    fn many_packet_events_switch_representation_and_stay_ordered() {
+        let mut q = EventQueue::new();
+        let mut want = Vec::new();
+        let mut x = 7u64;
+        for round in 0..5 {
+            for i in 0..(40 * round + 10) {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let t = q.now().0 + (x >> 54);
+                q.schedule(Time(t), (round, i));
+                want.push((t, (round, i)));
+            }
+            // Pop about half, checking each against the sorted model.
+            want.sort();
+            for _ in 0..want.len() / 2 {
+                let w = want.remove(0);
+                assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(w));
+            }
+        }
+        want.sort();
+        for w in want {
+            assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(w));
+        }
+        assert!(q.pop().is_none());
     }
 
     proptest! {
