@@ -189,8 +189,24 @@ impl<E: Copy> Near<E> {
         }
     }
 
-    #[inline]
+    /// The common case inline: sorted, room at the end, and `e` the
+    /// latest; the entry is then written from registers, not read back
+    /// from a copy on the stack.
+    #[inline(always)]
     fn push(&mut self, e: Entry<E>) {
+        if self.sorted
+            && self.v.len() < self.v.capacity()
+            && self.v.len() - self.head < TO_HEAP
+            && self.v.last().is_none_or(|l| l.key < e.key)
+        {
+            self.v.push(e);
+        } else {
+            self.push_slow(e);
+        }
+    }
+
+    #[inline(never)]
+    fn push_slow(&mut self, e: Entry<E>) {
         if !self.sorted {
             self.heap.push(e);
             return;
