@@ -103,24 +103,28 @@ fn main() {
             let rounds = arg(2, 4000.0) as u32;
             let reps = arg(3, 1.0) as usize;
             let sc = incast(rounds);
-            let mut secs = Vec::new();
+            let (mut secs, mut walls) = (Vec::new(), Vec::new());
             let mut last = None;
             for _ in 0..reps {
-                let t0 = cpu_time();
+                let (t0, w0) = (cpu_time(), std::time::Instant::now());
                 let r = fairlab_sim::run(&sc, None).unwrap();
                 secs.push((cpu_time() - t0).as_secs_f64());
+                walls.push(w0.elapsed().as_secs_f64());
                 last = Some(r);
             }
             let r = last.unwrap();
             let hops = r.int("packet_hops") as f64;
             let events = r.int("events") as f64;
             let s = median(secs.clone());
+            let w = median(walls.clone());
             println!(
                 "incast 32 servers, {rounds} rounds: {hops} packet-hops, {events} events ({:.3} per hop); \
-                 CPU s median {s:.3} of {secs:.3?}; {:.2} M packet-hops/CPU-s; {:.1} ns/event; digest {}",
+                 CPU s median {s:.3} of {secs:.3?}; {:.2} M packet-hops/CPU-s; {:.1} ns/event; \
+                 wall s median {w:.3} of {walls:.3?}, {:.2} M packet-hops/s; digest {}",
                 events / hops,
                 hops / s / 1e6,
                 s / events * 1e9,
+                hops / w / 1e6,
                 r.digest()
             );
         }

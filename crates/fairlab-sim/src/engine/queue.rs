@@ -1,6 +1,8 @@
 //! Pending events ordered by (time, insertion sequence), (time, seq) packed
-//! in one `u128`: packet events in a short sorted array (a 4-ary heap when
-//! many), timers in a 4-ary heap of their own, the two merged at each pop.
+//! in one `u128`: packet events in short sorted arrays (4-ary heaps when
+//! many), one for events scheduled now and one for those inserted at a
+//! reserved place, and timers in a 4-ary heap of their own; `pop` takes
+//! the earliest of the three.
 //!
 //! The sequence number makes the order of simultaneous events the order in
 //! which they were scheduled, so a run never depends on heap internals. The
@@ -189,8 +191,24 @@ impl<E: Copy> Near<E> {
         }
     }
 
-    #[inline]
+    /// The common case inline: sorted, room at the end, and `e` the
+    /// latest; the entry is then written from registers, not read back
+    /// from a copy on the stack.
+    #[inline(always)]
     fn push(&mut self, e: Entry<E>) {
+        if self.sorted
+            && self.v.len() < self.v.capacity()
+            && self.v.len() - self.head < TO_HEAP
+            && self.v.last().is_none_or(|l| l.key < e.key)
+        {
+            self.v.push(e);
+        } else {
+            self.push_slow(e);
+        }
+    }
+
+    #[inline(never)]
+    fn push_slow(&mut self, e: Entry<E>) {
         if !self.sorted {
             self.heap.push(e);
             return;
@@ -254,6 +272,10 @@ pub struct EventQueue<E> {
     /// Events about packets: a few per link, popped soon after they are
     /// scheduled.
     main: Near<E>,
+    /// Events scheduled at a reserved place ([`EventQueue::schedule_with_seq`]:
+    /// the ends of transmissions), due sooner than most packet events: kept
+    /// apart, both arrays take most new events at their ends.
+    reserved: Near<E>,
     /// Events scheduled with [`EventQueue::schedule_timer`]: one or more
     /// per connection, most of them far ahead. Kept apart so that the main
     /// heap stays small and shallow however many connections wait;
@@ -277,6 +299,7 @@ impl<E: Copy> EventQueue<E> {
     pub fn new() -> Self {
         EventQueue {
             main: Near::new(),
+            reserved: Near::new(),
             timers: Heap::with_capacity(1024),
             next_seq: 0,
             now: Time::ZERO,
@@ -304,7 +327,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     pub fn len(&self) -> usize {
-        self.main.len() + self.timers.v.len()
+        self.main.len() + self.reserved.len() + self.timers.v.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -357,7 +380,7 @@ impl<E: Copy> EventQueue<E> {
             (at, seq) > (self.now, self.now_seq) || self.popped == 0,
             "event scheduled before the current one"
         );
-        self.main.push(Entry {
+        self.reserved.push(Entry {
             key: key(at, seq),
             event,
         });
@@ -371,7 +394,11 @@ impl<E: Copy> EventQueue<E> {
 
     /// Time of the next event, if any.
     pub fn peek_time(&self) -> Option<Time> {
-        let k = self.main.first_key().min(self.timers.first_key());
+        let k = self
+            .main
+            .first_key()
+            .min(self.reserved.first_key())
+            .min(self.timers.first_key());
         (k != u128::MAX).then_some(Time((k >> 64) as u64))
     }
 
@@ -384,14 +411,20 @@ impl<E: Copy> EventQueue<E> {
     /// Removes the earliest event if it is due at or before `stop`.
     #[inline]
     pub fn pop_until(&mut self, stop: Time) -> Option<(Time, E)> {
-        let (m, t) = (self.main.first_key(), self.timers.first_key());
-        if m.min(t) >= key(stop, u64::MAX) {
+        let (m, r, t) = (
+            self.main.first_key(),
+            self.reserved.first_key(),
+            self.timers.first_key(),
+        );
+        if m.min(r).min(t) >= key(stop, u64::MAX) {
             // Nothing, or nothing due by `stop` (no real sequence number
             // is u64::MAX, so the bound is exclusive of nothing real).
             return None;
         }
-        let top = if m < t {
+        let top = if m < r.min(t) {
             self.main.pop()
+        } else if r < t {
+            self.reserved.pop()
         } else {
             self.timers.pop()
         }?;
@@ -403,7 +436,11 @@ impl<E: Copy> EventQueue<E> {
 
     /// Iterates the pending events in no particular order (for end-of-run accounting).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
-        self.main.iter().chain(&self.timers.v).map(|e| &e.event)
+        self.main
+            .iter()
+            .chain(self.reserved.iter())
+            .chain(&self.timers.v)
+            .map(|e| &e.event)
     }
 }
 

@@ -57,13 +57,14 @@ impl Simulation {
     }
 
     /// Starts serializing the next queued packet if the wire is free.
-    #[inline]
+    /// Inlined: most calls (an arrival into a busy port) end at the state
+    /// check, without the frame of `transmit`.
+    #[inline(always)]
     pub(super) fn start_tx(&mut self, p: PortId) {
-        let now = self.events.now();
         let tx = &mut self.tx[p as usize];
         match tx.state {
-            TxState::Idle => {}
-            TxState::Scheduled => return,
+            TxState::Idle => self.transmit(p),
+            TxState::Scheduled => {}
             TxState::Deferred => {
                 // `enqueue` settled the port, so it is still busy, and a
                 // packet has just entered its empty queue: the TxDone is
@@ -72,14 +73,24 @@ impl Simulation {
                 tx.state = TxState::Scheduled;
                 self.events
                     .schedule_with_seq(tx.done_at, tx.done_seq, Event::TxDone(p));
-                return;
             }
         }
+    }
+
+    /// Puts the next queued packet of idle port `p` on the wire.
+    #[inline(never)]
+    fn transmit(&mut self, p: PortId) {
+        let now = self.events.now();
+        let tx = &mut self.tx[p as usize];
         let port = &mut self.net.ports[p as usize];
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
         let Some(pkt) = port.queue.dequeue(now) else {
             return;
         };
+        // Into the wire's slab at once, read from there: no second copy of
+        // the packet lives on the stack.
+        let id = self.packets.put(pkt);
+        let pkt = self.packets.get(id);
         port.stats.integrate(now, held_pkts, held_bytes);
         if !port.last_departed.is_empty() {
             // A packet that arrived before the last one of its flow to leave
@@ -107,7 +118,6 @@ impl Simulation {
         } else {
             tx.state = TxState::Deferred;
         }
-        let id = self.packets.put(pkt);
         self.events
             .schedule(arrive, Event::Arrive { port: p, pkt: id });
     }
