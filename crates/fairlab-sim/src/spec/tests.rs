@@ -607,3 +607,60 @@ fn buffers_must_hold_the_largest_segment_of_any_workload() {
         "queue.limit",
     );
 }
+
+#[test]
+fn the_fastest_expressible_link_does_not_overflow_the_estimates() {
+    // u64::MAX bits per second: the capacity bound multiplied it (a panic
+    // in a debug build, a wrapped estimate in a release one). Ten
+    // milliseconds of it is far too much work, and said so.
+    let text = bulk_with("").replace("\"1Gbps\"", "\"18446744073709551615bps\"");
+    let e = rejected_at(&text, "duration");
+    assert!(e.message.contains("max_packets"), "{e}");
+}
+
+#[test]
+fn opening_many_connections_counts_as_work_whatever_the_duration() {
+    // 65,536 one-packet flows over 10 ms: the link allows a few hundred
+    // data packets, but every connection still opens (a run made 75 times
+    // its estimate before connection setup was counted).
+    let text = r#"
+duration = "10ms"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "25us"
+[[workload]]
+kind = "short"
+src = "h0"
+dst = "h1"
+count = 65536
+packets = 1
+spread = "10ms"
+"#;
+    let sc = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(sc.resolve().unwrap().estimate.packets() >= 4 * 65536);
+}
+
+#[test]
+fn packets_held_by_send_jitter_count_as_memory() {
+    // A second of jitter holds every packet a host sends in that second.
+    let udp = "[[workload]]\nkind = \"udp\"\nsrc = \"h1\"\ndst = \"h0\"\nrate = \"1Gbps\"";
+    let long = |extra: &str| bulk_with(extra).replace("\"10ms\"", "\"10s\"");
+    let calm = Scenario::from_toml_str(&long(udp)).unwrap();
+    let held =
+        Scenario::from_toml_str(&long(&format!("[host]\nsend_jitter = \"1s\"\n{udp}"))).unwrap();
+    let m = |sc: &Scenario| sc.resolve().unwrap().estimate.memory();
+    assert!(
+        m(&held) > m(&calm) + 100_000 * 128,
+        "{} vs {}",
+        m(&held),
+        m(&calm)
+    );
+}
+
+#[test]
+fn a_json_syntax_error_says_where() {
+    let e = Scenario::from_json_str("{\"topology\": {\"kind\": \"star\"").unwrap_err();
+    assert!(e.message.contains("line 1, column"), "{e}");
+}
