@@ -579,9 +579,16 @@ impl Estimate {
         let mut room = hosts
             .saturating_mul(nic)
             .saturating_add(switch_ports.saturating_mul(port));
-        for l in topo.links(&r.hosts) {
-            room = room.saturating_add(mul_div(l.rate.get(), l.delay.0, 8 * PS_PER_SEC * HEADERS));
-        }
+        // Each link both ways: its rate times its delay, in header-sized packets.
+        let wire = |rate: crate::units::BitsPerSec, delay: Time, links: u64| {
+            mul_div(rate.get(), delay.0, 8 * PS_PER_SEC * HEADERS).saturating_mul(2 * links)
+        };
+        room =
+            room.saturating_add(match topo {
+                super::TopologySpec::Star(t) => wire(t.rate, t.delay, hosts),
+                super::TopologySpec::Dumbbell(t) => wire(t.rate, t.delay, hosts)
+                    .saturating_add(wire(t.bottleneck_rate, t.bottleneck_delay, 1)),
+            });
         // Send jitter holds each packet at its host for up to the jitter:
         // as many as the hosts' links can emit in that time.
         let jitter = sc.host.send_jitter;

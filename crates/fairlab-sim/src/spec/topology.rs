@@ -340,7 +340,17 @@ impl TopologySpec {
         }
         let hosts = self.host_names();
         let switches = self.switch_names();
-        let mut seen = std::collections::BTreeSet::new();
+        // Names made from counts (h0.., l0.., r0..) are distinct and not
+        // switch names; only a list can repeat one, or name a switch.
+        let counted = |l: &HostList| matches!(l, HostList::Count(_));
+        let all_counted = match self {
+            TopologySpec::Star(t) => counted(&t.hosts),
+            TopologySpec::Dumbbell(t) => counted(&t.left) && counted(&t.right),
+        };
+        if all_counted {
+            return Ok(hosts);
+        }
+        let mut seen = std::collections::HashSet::new();
         for (i, h) in hosts.iter().enumerate() {
             if h.is_empty() || switches.contains(&h.as_str()) || !seen.insert(h.as_str()) {
                 let field = match self {
