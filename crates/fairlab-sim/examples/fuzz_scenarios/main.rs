@@ -11,7 +11,7 @@
 //!
 //! Usage (CI runs the first; as many cases as you like with the second):
 //!
-//!     cargo run --release --example fuzz_scenarios -- --cases 3000 --seed 1
+//!     cargo run --release --example fuzz_scenarios -- --cases 10000 --seed 1
 //!     cargo run --release --example fuzz_scenarios -- --cases 100000 --seed 7
 //!     cargo run --release --example fuzz_scenarios -- --print 1234 --seed 7
 //!     cargo run --release --example fuzz_scenarios -- --file my.toml
