@@ -13,7 +13,7 @@
 use super::queues::{Buffer, Discipline};
 use super::workloads::WorkloadSpec;
 use super::{Resolved, Scenario, ScenarioError};
-use crate::units::{Bytes, Time, PS_PER_SEC};
+use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
 /// The largest time a scenario may name (a duration, a start, a timer):
@@ -22,6 +22,22 @@ use serde::{Deserialize, Serialize};
 /// plus any timer or period still fits in [`Time`] (u64 picoseconds, 213
 /// days) and no sum the simulator forms can wrap.
 pub const MAX_TIME: Time = Time::from_secs(1_000_000);
+
+/// The fastest rate: 8 Tb/s, where a byte lasts one picosecond, the
+/// simulator's clock tick (units.rs); faster links no longer time a byte,
+/// and the shipped runs stop at 100 Gb/s.
+pub const MAX_RATE: BitsPerSec = BitsPerSec(8_000_000_000_000);
+
+/// Refuses a rate above [`MAX_RATE`].
+pub fn check_rate(path: &str, r: BitsPerSec) -> Result<(), ScenarioError> {
+    if r > MAX_RATE {
+        return Err(ScenarioError::new(
+            path,
+            format!("\"{r}\" is too fast; expected at most \"{MAX_RATE}\" (a byte in one picosecond, the simulator's clock tick)"),
+        ));
+    }
+    Ok(())
+}
 
 /// Refuses a time above [`MAX_TIME`].
 pub fn check_time(path: &str, t: Time) -> Result<(), ScenarioError> {

@@ -609,13 +609,35 @@ fn buffers_must_hold_the_largest_segment_of_any_workload() {
 }
 
 #[test]
-fn the_fastest_expressible_link_does_not_overflow_the_estimates() {
-    // u64::MAX bits per second: the capacity bound multiplied it (a panic
-    // in a debug build, a wrapped estimate in a release one). Ten
-    // milliseconds of it is far too much work, and said so.
-    let text = bulk_with("").replace("\"1Gbps\"", "\"18446744073709551615bps\"");
-    let e = rejected_at(&text, "duration");
-    assert!(e.message.contains("max_packets"), "{e}");
+fn links_faster_than_a_byte_per_picosecond_are_refused() {
+    // u64::MAX bits per second once overflowed the capacity estimate (a
+    // panic in a debug build) and, through RED's idle decay, stalled a run.
+    for rate in ["18446744073709551615bps", "9Tbps"] {
+        let e = rejected_at(
+            &bulk_with("").replace("\"1Gbps\"", &format!("{rate:?}")),
+            "topology.rate",
+        );
+        assert!(e.message.contains("8Tbps"), "{e}");
+    }
+    assert!(Scenario::from_toml_str(&bulk_with("").replace("\"1Gbps\"", "\"8Tbps\"")).is_ok());
+    let udp = "[[workload]]\nkind = \"udp\"\nsrc = \"h1\"\ndst = \"h0\"\nrate = \"100Tbps\"";
+    rejected_at(&bulk_with(udp), "workload[1].rate");
+}
+
+#[test]
+fn a_huge_initial_window_is_refused() {
+    // 100,000 segments into a NIC queue: every ACK resent the locally
+    // dropped rest, and a 2 s run never finished.
+    let e = rejected_at(
+        &bulk_with("[tcp]\ninitial_window = 100000"),
+        "tcp.initial_window",
+    );
+    assert!(e.message.contains("1 to 100"), "{e}");
+    rejected_at(
+        &bulk_with("[tcp]\ninitial_window = 101"),
+        "tcp.initial_window",
+    );
+    assert!(Scenario::from_toml_str(&bulk_with("[tcp]\ninitial_window = 100")).is_ok());
 }
 
 #[test]

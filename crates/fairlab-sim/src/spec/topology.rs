@@ -2,7 +2,7 @@
 //! by `kind` before the other fields are read, so a field of another kind
 //! is refused by name and a missing one is named.
 
-use super::limits::check_time;
+use super::limits::{check_rate, check_time};
 use super::tagged::{self, Value};
 use super::ScenarioError;
 use crate::units::{BitsPerSec, Bytes, Time};
@@ -313,6 +313,15 @@ impl TopologySpec {
         };
         for (f, d) in delays {
             check_time(&format!("topology.{f}"), *d)?;
+        }
+        let rates: &[(&str, BitsPerSec)] = match self {
+            TopologySpec::Star(t) => &[("rate", t.rate)],
+            TopologySpec::Dumbbell(t) => {
+                &[("rate", t.rate), ("bottleneck_rate", t.bottleneck_rate)]
+            }
+        };
+        for (f, r) in rates {
+            check_rate(&format!("topology.{f}"), *r)?;
         }
         match self {
             TopologySpec::Star(t) => {
