@@ -360,7 +360,8 @@ fn series_that_would_exhaust_memory_are_refused_up_front() {
 fn a_queue_sampler_without_a_duration_is_sized_by_the_runs_estimated_length() {
     // A 1000 s link delay makes a small transfer last hours: sampling it
     // every 100 us would take hundreds of millions of rows.
-    let text = GOOD.replace("\"25us\"", "\"1000s\"") + "[metrics]\nqueue_sample = \"100us\"\n";
+    let text = GOOD.replace("\"25us\"", "\"1000s\"")
+        + "[metrics]\nqueue_sample = \"100us\"\n[tcp]\nmax_rto = \"5000s\"\nmax_retransmits = 15\n";
     rejected_at(&text, "metrics.queue_sample");
 }
 
@@ -685,4 +686,18 @@ fn packets_held_by_send_jitter_count_as_memory() {
 fn a_json_syntax_error_says_where() {
     let e = Scenario::from_json_str("{\"topology\": {\"kind\": \"star\"").unwrap_err();
     assert!(e.message.contains("line 1, column"), "{e}");
+}
+
+#[test]
+fn a_round_trip_longer_than_the_largest_rto_is_refused() {
+    // 1000 s links: every timer expired before an ACK came back, and the
+    // connections retransmitted 33 times what they had to send.
+    let e = rejected_at(&GOOD.replace("\"25us\"", "\"1000s\""), "topology.delay");
+    assert!(
+        e.message.contains("max_rto") && e.message.contains("4000"),
+        "{e}"
+    );
+    let ok = GOOD.replace("\"25us\"", "\"1000s\"")
+        + "[tcp]\nmax_rto = \"4001s\"\nmax_retransmits = 15\n";
+    assert!(Scenario::from_toml_str(&ok).is_ok());
 }

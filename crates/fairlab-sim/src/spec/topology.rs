@@ -284,6 +284,31 @@ impl TopologySpec {
         }
     }
 
+    /// Which field makes the round trip between hosts `a` and `b` long: the
+    /// one of `rate`, `delay`, `bottleneck_rate`, `bottleneck_delay` that
+    /// contributes the most to it (packets of `size` one way, headers back).
+    pub fn slowest_part(&self, index: &HostIndex, a: &str, b: &str, size: Bytes) -> &'static str {
+        let ser = |r: BitsPerSec| {
+            r.serialization(size)
+                .saturating_add(r.serialization(Bytes(40)))
+        };
+        let (rate, delay, bottleneck) = match self {
+            TopologySpec::Star(t) => (t.rate, t.delay, None),
+            TopologySpec::Dumbbell(t) => (
+                t.rate,
+                t.delay,
+                (self.switch_of(index, a) != self.switch_of(index, b))
+                    .then_some((t.bottleneck_rate, t.bottleneck_delay)),
+            ),
+        };
+        let mut parts = vec![("rate", ser(rate).times(2)), ("delay", delay.times(4))];
+        if let Some((r, d)) = bottleneck {
+            parts.push(("bottleneck_rate", ser(r)));
+            parts.push(("bottleneck_delay", d.times(2)));
+        }
+        parts.iter().max_by_key(|p| p.1).map_or("delay", |p| p.0)
+    }
+
     /// Whether `a` and `b` are the two ends of a link.
     pub fn linked(&self, index: &HostIndex, a: &str, b: &str) -> bool {
         let up = |h: &str, sw: &str| index.contains_key(h) && self.switch_of(index, h) == sw;
