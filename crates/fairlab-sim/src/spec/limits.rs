@@ -255,8 +255,9 @@ impl Estimate {
         // its transfers need (the handshake, and per transfer the request,
         // slow start from the initial window and one per receive window of
         // data, each delayed by the send jitter), all its bytes at the
-        // slowest link's rate, and its timeouts (one initial RTO for a lost
-        // SYN, one minimum RTO per incast round). An estimate, not a bound:
+        // slowest link's rate, its timeouts (one initial RTO for a lost SYN,
+        // one minimum RTO per incast round) and an incast's response jitter
+        // in every round. An estimate, not a bound:
         // a run that times out more lasts longer.
         let slowest = match topo {
             super::TopologySpec::Star(t) => t.rate.get(),
@@ -269,6 +270,11 @@ impl Estimate {
             };
             let wire = |payload: u64| -> u64 {
                 payload.saturating_add(segments(payload, tcp.mss).saturating_mul(HEADERS))
+            };
+            // An incast server answers after up to its response jitter.
+            let think = match w {
+                WorkloadSpec::Incast(w) => w.response_jitter.unwrap_or(Time::ZERO),
+                _ => Time::ZERO,
             };
             let (src, dst, per_flow, bytes, rounds) = match w {
                 WorkloadSpec::Incast(w) => {
@@ -317,7 +323,8 @@ impl Estimate {
                     slowest,
                 )))
                 .saturating_add(tcp.initial_rto)
-                .saturating_add(tcp.min_rto.max(tcp.granularity).times(rounds));
+                .saturating_add(tcp.min_rto.max(tcp.granularity).times(rounds))
+                .saturating_add(think.times(rounds));
             horizon = horizon.max(end);
         }
         est.horizon = match sc.duration {

@@ -701,3 +701,12 @@ fn a_round_trip_longer_than_the_largest_rto_is_refused() {
         + "[tcp]\nmax_rto = \"4001s\"\nmax_retransmits = 15\n";
     assert!(Scenario::from_toml_str(&ok).is_ok());
 }
+
+#[test]
+fn an_incasts_response_jitter_lengthens_the_run_the_series_are_sized_for() {
+    // Servers thinking up to 10^6 s: the queue sampler ran that long and
+    // exhausted memory.
+    let text = GOOD.replace("rounds = 2", "rounds = 2\nresponse_jitter = \"1000000s\"")
+        + "[metrics]\nqueue_sample = \"50us\"\n";
+    rejected_at(&text, "metrics.queue_sample");
+}
