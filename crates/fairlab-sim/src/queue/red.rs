@@ -89,7 +89,11 @@ impl QueueDiscipline for Red {
         // if m small packets had been sent.
         let q = self.fifo.len() as f64;
         if let Some(since) = self.idle_since.take() {
-            let m = (now.saturating_sub(since).0 / c.packet_time.0.max(1)) as i32;
+            // Clamped, not cast: at terabit rates an idle second is more
+            // than i32::MAX packet times, and a wrapped (negative) m
+            // inflated the average instead of emptying it.
+            let m =
+                (now.saturating_sub(since).0 / c.packet_time.0.max(1)).min(i32::MAX as u64) as i32;
             self.avg *= (1.0 - c.w_q).powi(m);
         } else {
             self.avg = (1.0 - c.w_q) * self.avg + c.w_q * q;
@@ -163,6 +167,27 @@ mod tests {
             ecn,
             packet_time: Time::from_us(12),
         }
+    }
+
+    #[test]
+    fn a_long_idle_period_empties_the_average_at_any_rate() {
+        // 1 ps per packet (a u64::MAX bps link) and 3 ms idle: 3e9 packet
+        // times, which wrapped to a negative i32 and blew the average up
+        // (every later arrival dropped, the connection timed out for good).
+        let mut r = Red::new(
+            RedConfig {
+                packet_time: Time(1),
+                ..cfg(true, false)
+            },
+            Rng::new(1),
+        );
+        r.avg = 10.0;
+        let p = Packet {
+            payload: 1460,
+            ..Packet::blank()
+        };
+        r.enqueue(p, Time::from_ms(3)).unwrap();
+        assert!(r.average() < 1e-9, "avg {}", r.average());
     }
 
     #[test]

@@ -13,7 +13,7 @@
 use super::queues::{Buffer, Discipline};
 use super::workloads::WorkloadSpec;
 use super::{Resolved, Scenario, ScenarioError};
-use crate::units::{Bytes, Time, PS_PER_SEC};
+use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
 use serde::{Deserialize, Serialize};
 
 /// The largest time a scenario may name (a duration, a start, a timer):
@@ -22,6 +22,22 @@ use serde::{Deserialize, Serialize};
 /// plus any timer or period still fits in [`Time`] (u64 picoseconds, 213
 /// days) and no sum the simulator forms can wrap.
 pub const MAX_TIME: Time = Time::from_secs(1_000_000);
+
+/// The fastest rate: 8 Tb/s, where a byte lasts one picosecond, the
+/// simulator's clock tick (units.rs); faster links no longer time a byte,
+/// and the shipped runs stop at 100 Gb/s.
+pub const MAX_RATE: BitsPerSec = BitsPerSec(8_000_000_000_000);
+
+/// Refuses a rate above [`MAX_RATE`].
+pub fn check_rate(path: &str, r: BitsPerSec) -> Result<(), ScenarioError> {
+    if r > MAX_RATE {
+        return Err(ScenarioError::new(
+            path,
+            format!("\"{r}\" is too fast; expected at most \"{MAX_RATE}\" (a byte in one picosecond, the simulator's clock tick)"),
+        ));
+    }
+    Ok(())
+}
 
 /// Refuses a time above [`MAX_TIME`].
 pub fn check_time(path: &str, t: Time) -> Result<(), ScenarioError> {
@@ -239,8 +255,9 @@ impl Estimate {
         // its transfers need (the handshake, and per transfer the request,
         // slow start from the initial window and one per receive window of
         // data, each delayed by the send jitter), all its bytes at the
-        // slowest link's rate, and its timeouts (one initial RTO for a lost
-        // SYN, one minimum RTO per incast round). An estimate, not a bound:
+        // slowest link's rate, its timeouts (one initial RTO for a lost SYN,
+        // one minimum RTO per incast round) and an incast's response jitter
+        // in every round. An estimate, not a bound:
         // a run that times out more lasts longer.
         let slowest = match topo {
             super::TopologySpec::Star(t) => t.rate.get(),
@@ -253,6 +270,11 @@ impl Estimate {
             };
             let wire = |payload: u64| -> u64 {
                 payload.saturating_add(segments(payload, tcp.mss).saturating_mul(HEADERS))
+            };
+            // An incast server answers after up to its response jitter.
+            let think = match w {
+                WorkloadSpec::Incast(w) => w.response_jitter.unwrap_or(Time::ZERO),
+                _ => Time::ZERO,
             };
             let (src, dst, per_flow, bytes, rounds) = match w {
                 WorkloadSpec::Incast(w) => {
@@ -301,7 +323,8 @@ impl Estimate {
                     slowest,
                 )))
                 .saturating_add(tcp.initial_rto)
-                .saturating_add(tcp.min_rto.max(tcp.granularity).times(rounds));
+                .saturating_add(tcp.min_rto.max(tcp.granularity).times(rounds))
+                .saturating_add(think.times(rounds));
             horizon = horizon.max(end);
         }
         est.horizon = match sc.duration {
@@ -579,9 +602,16 @@ impl Estimate {
         let mut room = hosts
             .saturating_mul(nic)
             .saturating_add(switch_ports.saturating_mul(port));
-        for l in topo.links(&r.hosts) {
-            room = room.saturating_add(mul_div(l.rate.get(), l.delay.0, 8 * PS_PER_SEC * HEADERS));
-        }
+        // Each link both ways: its rate times its delay, in header-sized packets.
+        let wire = |rate: crate::units::BitsPerSec, delay: Time, links: u64| {
+            mul_div(rate.get(), delay.0, 8 * PS_PER_SEC * HEADERS).saturating_mul(2 * links)
+        };
+        room =
+            room.saturating_add(match topo {
+                super::TopologySpec::Star(t) => wire(t.rate, t.delay, hosts),
+                super::TopologySpec::Dumbbell(t) => wire(t.rate, t.delay, hosts)
+                    .saturating_add(wire(t.bottleneck_rate, t.bottleneck_delay, 1)),
+            });
         // Send jitter holds each packet at its host for up to the jitter:
         // as many as the hosts' links can emit in that time.
         let jitter = sc.host.send_jitter;

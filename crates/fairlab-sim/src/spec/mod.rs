@@ -278,6 +278,48 @@ impl Scenario {
         self.resolve().map(|_| ())
     }
 
+    /// A connection whose round trip is longer than its largest RTO times
+    /// out before any ACK can return, every time (33 times its estimated
+    /// packets with 1000 s links and the default 60 s max_rto).
+    fn check_round_trip(
+        &self,
+        path: &str,
+        w: &WorkloadSpec,
+        t: &TcpSettings,
+        hosts: &[String],
+        index: &topology::HostIndex,
+    ) -> Result<(), ScenarioError> {
+        let pairs: Vec<(String, String)> = match w {
+            WorkloadSpec::Incast(w) => w
+                .servers(hosts)
+                .into_iter()
+                .map(|s| (s, w.client.clone()))
+                .collect(),
+            WorkloadSpec::Bulk(b) => vec![(b.src.clone(), b.dst.clone())],
+            WorkloadSpec::Short(s) => vec![(s.src.clone(), s.dst.clone())],
+            WorkloadSpec::Udp(_) => return Ok(()),
+        };
+        let packet = Bytes((t.mss + TCP_IP_HEADER) as u64);
+        let header = Bytes(TCP_IP_HEADER as u64);
+        for (a, b) in pairs {
+            let rtt = self
+                .topology
+                .one_way(index, &a, &b, packet)
+                .saturating_add(self.topology.one_way(index, &b, &a, header));
+            if rtt >= t.max_rto {
+                let field = self.topology.slowest_part(index, &a, &b, packet);
+                return Err(ScenarioError::new(
+                    format!("topology.{field}"),
+                    format!(
+                        "{path} has a round trip of \"{rtt}\" from {a:?} to {b:?}, not below its max_rto \"{}\": every retransmission timer would expire before an ACK came back; expected shorter links or a longer max_rto",
+                        t.max_rto
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// Validates, and returns what validation worked out.
     pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
         let tcp = self.tcp.resolve("tcp")?;
@@ -395,6 +437,9 @@ impl Scenario {
                 }
             }
             unbounded |= w.unbounded();
+            if let Some(t) = &workload_tcp[i] {
+                self.check_round_trip(&path, w, t, &hosts, &host_index)?;
+            }
         }
         if unbounded && self.duration.is_none() {
             return Err(ScenarioError::new(

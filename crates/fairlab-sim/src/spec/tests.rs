@@ -360,7 +360,8 @@ fn series_that_would_exhaust_memory_are_refused_up_front() {
 fn a_queue_sampler_without_a_duration_is_sized_by_the_runs_estimated_length() {
     // A 1000 s link delay makes a small transfer last hours: sampling it
     // every 100 us would take hundreds of millions of rows.
-    let text = GOOD.replace("\"25us\"", "\"1000s\"") + "[metrics]\nqueue_sample = \"100us\"\n";
+    let text = GOOD.replace("\"25us\"", "\"1000s\"")
+        + "[metrics]\nqueue_sample = \"100us\"\n[tcp]\nmax_rto = \"5000s\"\nmax_retransmits = 15\n";
     rejected_at(&text, "metrics.queue_sample");
 }
 
@@ -606,4 +607,106 @@ fn buffers_must_hold_the_largest_segment_of_any_workload() {
         &bulk_with("[workload.tcp]\nmss = \"9000B\"\n[queue]\nlimit = \"8KiB\""),
         "queue.limit",
     );
+}
+
+#[test]
+fn links_faster_than_a_byte_per_picosecond_are_refused() {
+    // u64::MAX bits per second once overflowed the capacity estimate (a
+    // panic in a debug build) and, through RED's idle decay, stalled a run.
+    for rate in ["18446744073709551615bps", "9Tbps"] {
+        let e = rejected_at(
+            &bulk_with("").replace("\"1Gbps\"", &format!("{rate:?}")),
+            "topology.rate",
+        );
+        assert!(e.message.contains("8Tbps"), "{e}");
+    }
+    assert!(Scenario::from_toml_str(&bulk_with("").replace("\"1Gbps\"", "\"8Tbps\"")).is_ok());
+    let udp = "[[workload]]\nkind = \"udp\"\nsrc = \"h1\"\ndst = \"h0\"\nrate = \"100Tbps\"";
+    rejected_at(&bulk_with(udp), "workload[1].rate");
+}
+
+#[test]
+fn a_huge_initial_window_is_refused() {
+    // 100,000 segments into a NIC queue: every ACK resent the locally
+    // dropped rest, and a 2 s run never finished.
+    let e = rejected_at(
+        &bulk_with("[tcp]\ninitial_window = 100000"),
+        "tcp.initial_window",
+    );
+    assert!(e.message.contains("1 to 100"), "{e}");
+    rejected_at(
+        &bulk_with("[tcp]\ninitial_window = 101"),
+        "tcp.initial_window",
+    );
+    assert!(Scenario::from_toml_str(&bulk_with("[tcp]\ninitial_window = 100")).is_ok());
+}
+
+#[test]
+fn opening_many_connections_counts_as_work_whatever_the_duration() {
+    // 65,536 one-packet flows over 10 ms: the link allows a few hundred
+    // data packets, but every connection still opens (a run made 75 times
+    // its estimate before connection setup was counted).
+    let text = r#"
+duration = "10ms"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "25us"
+[[workload]]
+kind = "short"
+src = "h0"
+dst = "h1"
+count = 65536
+packets = 1
+spread = "10ms"
+"#;
+    let sc = Scenario::from_toml_str(text).unwrap_or_else(|e| panic!("{e}"));
+    assert!(sc.resolve().unwrap().estimate.packets() >= 4 * 65536);
+}
+
+#[test]
+fn packets_held_by_send_jitter_count_as_memory() {
+    // A second of jitter holds every packet a host sends in that second.
+    let udp = "[[workload]]\nkind = \"udp\"\nsrc = \"h1\"\ndst = \"h0\"\nrate = \"1Gbps\"";
+    let long = |extra: &str| bulk_with(extra).replace("\"10ms\"", "\"10s\"");
+    let calm = Scenario::from_toml_str(&long(udp)).unwrap();
+    let held =
+        Scenario::from_toml_str(&long(&format!("[host]\nsend_jitter = \"1s\"\n{udp}"))).unwrap();
+    let m = |sc: &Scenario| sc.resolve().unwrap().estimate.memory();
+    assert!(
+        m(&held) > m(&calm) + 100_000 * 128,
+        "{} vs {}",
+        m(&held),
+        m(&calm)
+    );
+}
+
+#[test]
+fn a_json_syntax_error_says_where() {
+    let e = Scenario::from_json_str("{\"topology\": {\"kind\": \"star\"").unwrap_err();
+    assert!(e.message.contains("line 1, column"), "{e}");
+}
+
+#[test]
+fn a_round_trip_longer_than_the_largest_rto_is_refused() {
+    // 1000 s links: every timer expired before an ACK came back, and the
+    // connections retransmitted 33 times what they had to send.
+    let e = rejected_at(&GOOD.replace("\"25us\"", "\"1000s\""), "topology.delay");
+    assert!(
+        e.message.contains("max_rto") && e.message.contains("4000"),
+        "{e}"
+    );
+    let ok = GOOD.replace("\"25us\"", "\"1000s\"")
+        + "[tcp]\nmax_rto = \"4001s\"\nmax_retransmits = 15\n";
+    assert!(Scenario::from_toml_str(&ok).is_ok());
+}
+
+#[test]
+fn an_incasts_response_jitter_lengthens_the_run_the_series_are_sized_for() {
+    // Servers thinking up to 10^6 s: the queue sampler ran that long and
+    // exhausted memory.
+    let text = GOOD.replace("rounds = 2", "rounds = 2\nresponse_jitter = \"1000000s\"")
+        + "[metrics]\nqueue_sample = \"50us\"\n";
+    rejected_at(&text, "metrics.queue_sample");
 }

@@ -2,7 +2,7 @@
 //! by `kind` before the other fields are read, so a field of another kind
 //! is refused by name and a missing one is named.
 
-use super::limits::check_time;
+use super::limits::{check_rate, check_time};
 use super::tagged::{self, Value};
 use super::ScenarioError;
 use crate::units::{BitsPerSec, Bytes, Time};
@@ -284,6 +284,31 @@ impl TopologySpec {
         }
     }
 
+    /// Which field makes the round trip between hosts `a` and `b` long: the
+    /// one of `rate`, `delay`, `bottleneck_rate`, `bottleneck_delay` that
+    /// contributes the most to it (packets of `size` one way, headers back).
+    pub fn slowest_part(&self, index: &HostIndex, a: &str, b: &str, size: Bytes) -> &'static str {
+        let ser = |r: BitsPerSec| {
+            r.serialization(size)
+                .saturating_add(r.serialization(Bytes(40)))
+        };
+        let (rate, delay, bottleneck) = match self {
+            TopologySpec::Star(t) => (t.rate, t.delay, None),
+            TopologySpec::Dumbbell(t) => (
+                t.rate,
+                t.delay,
+                (self.switch_of(index, a) != self.switch_of(index, b))
+                    .then_some((t.bottleneck_rate, t.bottleneck_delay)),
+            ),
+        };
+        let mut parts = vec![("rate", ser(rate).times(2)), ("delay", delay.times(4))];
+        if let Some((r, d)) = bottleneck {
+            parts.push(("bottleneck_rate", ser(r)));
+            parts.push(("bottleneck_delay", d.times(2)));
+        }
+        parts.iter().max_by_key(|p| p.1).map_or("delay", |p| p.0)
+    }
+
     /// Whether `a` and `b` are the two ends of a link.
     pub fn linked(&self, index: &HostIndex, a: &str, b: &str) -> bool {
         let up = |h: &str, sw: &str| index.contains_key(h) && self.switch_of(index, h) == sw;
@@ -314,6 +339,15 @@ impl TopologySpec {
         for (f, d) in delays {
             check_time(&format!("topology.{f}"), *d)?;
         }
+        let rates: &[(&str, BitsPerSec)] = match self {
+            TopologySpec::Star(t) => &[("rate", t.rate)],
+            TopologySpec::Dumbbell(t) => {
+                &[("rate", t.rate), ("bottleneck_rate", t.bottleneck_rate)]
+            }
+        };
+        for (f, r) in rates {
+            check_rate(&format!("topology.{f}"), *r)?;
+        }
         match self {
             TopologySpec::Star(t) => {
                 if t.hosts.len() < 2 {
@@ -340,7 +374,17 @@ impl TopologySpec {
         }
         let hosts = self.host_names();
         let switches = self.switch_names();
-        let mut seen = std::collections::BTreeSet::new();
+        // Names made from counts (h0.., l0.., r0..) are distinct and not
+        // switch names; only a list can repeat one, or name a switch.
+        let counted = |l: &HostList| matches!(l, HostList::Count(_));
+        let all_counted = match self {
+            TopologySpec::Star(t) => counted(&t.hosts),
+            TopologySpec::Dumbbell(t) => counted(&t.left) && counted(&t.right),
+        };
+        if all_counted {
+            return Ok(hosts);
+        }
+        let mut seen = std::collections::HashSet::new();
         for (i, h) in hosts.iter().enumerate() {
             if h.is_empty() || switches.contains(&h.as_str()) || !seen.insert(h.as_str()) {
                 let field = match self {

@@ -2,7 +2,7 @@
 //! before the other fields are read: a field of another kind is refused by
 //! name, a missing one is named, and each kind checks its own values.
 
-use super::limits::check_time;
+use super::limits::{check_rate, check_time};
 use super::names::named_enum;
 use super::tagged::{self, Value};
 use super::tcp::{TcpSettings, TcpSpec};
@@ -336,6 +336,7 @@ impl WorkloadSpec {
             WorkloadSpec::Short(w) => w.validate(cx),
             WorkloadSpec::Udp(w) => {
                 cx.pair(&w.src, &w.dst)?;
+                check_rate(&cx.at("rate"), w.rate)?;
                 if let Some(sz) = w.packet_size {
                     if sz.get() < 28 || sz.get() > 65_535 {
                         return Err(ScenarioError::new(
