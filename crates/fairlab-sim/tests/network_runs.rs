@@ -89,13 +89,6 @@ fn every_data_packet_is_delivered_dropped_or_in_flight() {
     }
 }
 
-fn strs(t: &Table, col: &str) -> Vec<String> {
-    match t.column(col) {
-        Some(Column::Str(v)) => v.clone(),
-        _ => panic!("no text column {col}"),
-    }
-}
-
 /// Sixteen servers, 200 ms RTO: the port toward the client overflows. Every
 /// packet is counted once where it enters a queue and once where it leaves or
 /// is dropped, and the counters of ports, flows and summary agree.
@@ -104,8 +97,8 @@ fn port_counters_balance() {
     let sc = incast(16, "200ms", "jiffy", "");
     let r = fairlab_sim::run(&sc, None).unwrap();
     let p = r.table("ports");
-    let (node, peer) = (strs(p, "node"), strs(p, "peer"));
-    let kind = strs(p, "node_kind");
+    let (node, peer) = (p.strs("node"), p.strs("peer"));
+    let kind = p.strs("node_kind");
     let (enq, deq, drop) = (p.i64s("enq_pkts"), p.i64s("deq_pkts"), p.i64s("drop_pkts"));
     let drop_bytes = p.i64s("drop_bytes");
     let (max_bytes, rtx_pkts) = (p.i64s("max_bytes"), p.i64s("timeout_rtx_pkts"));
@@ -135,14 +128,14 @@ fn port_counters_balance() {
     let f = r.table("flows");
     let (segs, rtx) = (f.i64s("segments_sent"), f.i64s("retransmits"));
     let timeouts = f.i64s("timeouts");
-    assert!(strs(f, "outcome").iter().all(|o| o == "complete"));
+    assert!(f.strs("outcome").iter().all(|o| o == "complete"));
     for k in 0..f.rows() {
         assert_eq!(segs[k] - rtx[k], 5 * 180, "flow {k}");
     }
     assert!(rtx.iter().sum::<i64>() >= drop[b]);
     // A timeout resends one segment, marked as such in its server's NIC; all
     // of them pass the bottleneck.
-    let src = strs(f, "src");
+    let src = f.strs("src");
     for k in 0..f.rows() {
         let nic = (0..p.rows()).find(|&i| node[i] == src[k]).unwrap();
         assert_eq!(rtx_pkts[nic], timeouts[k], "{}", src[k]);
@@ -235,8 +228,8 @@ fn time_series_are_recorded_only_when_asked_and_add_up() {
     // A sample never exceeds the maximum the port recorded, and holds
     // packets of 40 to 1500 bytes.
     let p = r.table("ports");
-    let (pn, pp) = (strs(p, "node"), strs(p, "peer"));
-    let (qn, qp) = (strs(qs, "node"), strs(qs, "peer"));
+    let (pn, pp) = (p.strs("node"), p.strs("peer"));
+    let (qn, qp) = (qs.strs("node"), qs.strs("peer"));
     let (qb, qk) = (qs.i64s("bytes"), qs.i64s("pkts"));
     for j in 0..qs.rows() {
         let i = (0..p.rows())
