@@ -4,7 +4,7 @@
 //! O(1) per packet when the quantum is at least the largest packet.
 
 use super::flowq::Buckets;
-use super::{BufferLimit, QueueDiscipline};
+use super::{BufferLimit, Held, QueueDiscipline};
 use crate::packet::{Packet, Salt};
 use crate::units::Time;
 
@@ -35,15 +35,16 @@ impl Drr {
 }
 
 impl QueueDiscipline for Drr {
-    fn enqueue(&mut self, pkt: Packet, _now: Time) -> Result<(), Packet> {
-        let h = Buckets::hash(&pkt, self.salt, self.n);
-        match self.b.push(h, pkt) {
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, _now: Time) -> Result<(), u32> {
+        let held = Held::of(pkt, id);
+        let h = Buckets::hash(&held, self.salt, self.n);
+        match self.b.push(h, held) {
             None => Ok(()),
-            Some(dropped) => Err(dropped),
+            Some(dropped) => Err(dropped.id),
         }
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+    fn dequeue(&mut self, _now: Time) -> Option<Held> {
         loop {
             let b = *self.b.active.front()? as usize;
             if self.b.q[b].is_empty() {
@@ -82,14 +83,15 @@ impl QueueDiscipline for Drr {
     fn packets(&self) -> usize {
         self.b.total_pkts
     }
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.b.q.iter().flatten().for_each(f)
+    fn for_each(&self, f: &mut dyn FnMut(u32)) {
+        self.b.q.iter().flatten().for_each(|h| f(h.id))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::ByValue;
 
     const SALT: Salt = Salt(0x5EED);
 
@@ -108,19 +110,21 @@ mod tests {
         // Find two flows in different buckets.
         let n = 64;
         let (a, mut b) = (1u32, 2u32);
-        while Buckets::hash(&pkt(a, 0), SALT, n) == Buckets::hash(&pkt(b, 0), SALT, n) {
+        while Buckets::hash(&Held::of(&pkt(a, 0), 0), SALT, n)
+            == Buckets::hash(&Held::of(&pkt(b, 0), 0), SALT, n)
+        {
             b += 1;
         }
         let mut q = Drr::new(n as u32, BufferLimit::Packets(1000), 1500, SALT);
         for _ in 0..100 {
-            q.enqueue(pkt(a, 1460), Time::ZERO).unwrap(); // 1500-byte packets
+            q.enqueue_pkt(pkt(a, 1460), Time::ZERO).unwrap(); // 1500-byte packets
         }
         for _ in 0..300 {
-            q.enqueue(pkt(b, 460), Time::ZERO).unwrap(); // 500-byte packets
+            q.enqueue_pkt(pkt(b, 460), Time::ZERO).unwrap(); // 500-byte packets
         }
         let mut sent = [0u64; 2];
         for _ in 0..200 {
-            let p = q.dequeue(Time::ZERO).unwrap();
+            let p = q.dequeue_pkt(Time::ZERO).unwrap();
             sent[usize::from(p.conn != a)] += p.size().get();
         }
         let ratio = sent[0] as f64 / sent[1] as f64;
@@ -131,16 +135,18 @@ mod tests {
     fn overflow_drops_from_the_longest_flow() {
         let n = 64;
         let (a, mut b) = (1u32, 2u32);
-        while Buckets::hash(&pkt(a, 0), SALT, n) == Buckets::hash(&pkt(b, 0), SALT, n) {
+        while Buckets::hash(&Held::of(&pkt(a, 0), 0), SALT, n)
+            == Buckets::hash(&Held::of(&pkt(b, 0), 0), SALT, n)
+        {
             b += 1;
         }
         let mut q = Drr::new(n as u32, BufferLimit::Packets(10), 1500, SALT);
         for _ in 0..9 {
-            q.enqueue(pkt(a, 1460), Time::ZERO).unwrap();
+            q.enqueue_pkt(pkt(a, 1460), Time::ZERO).unwrap();
         }
-        q.enqueue(pkt(b, 1460), Time::ZERO).unwrap();
+        q.enqueue_pkt(pkt(b, 1460), Time::ZERO).unwrap();
         // The 11th packet belongs to b, but a is the longest: a loses one.
-        let dropped = q.enqueue(pkt(b, 1460), Time::ZERO).unwrap_err();
+        let dropped = q.enqueue_pkt(pkt(b, 1460), Time::ZERO).unwrap_err();
         assert_eq!(dropped.conn, a);
         assert_eq!(q.packets(), 10);
     }

@@ -7,14 +7,15 @@
 //! the longest non-empty list only moves by one per packet.
 
 use super::BufferLimit;
-use crate::packet::{flow_hash, Packet, Salt};
+use super::Held;
+use crate::packet::{flow_hash, Salt};
 use std::collections::VecDeque;
 
 const NONE: u32 = u32::MAX;
 
 #[derive(Clone, Debug)]
 pub struct Buckets {
-    pub q: Vec<VecDeque<Packet>>,
+    pub q: Vec<VecDeque<Held>>,
     /// Active buckets in service order.
     pub active: VecDeque<u32>,
     pub is_active: Vec<bool>,
@@ -87,7 +88,7 @@ impl Buckets {
 
     /// Adds `p` to bucket `b`; if the shared buffer overflows, drops the
     /// tail of the longest bucket (which may be `p` itself) and returns it.
-    pub fn push(&mut self, b: usize, p: Packet) -> Option<Packet> {
+    pub fn push(&mut self, b: usize, p: Held) -> Option<Held> {
         let size = p.size().get();
         self.q[b].push_back(p);
         let len = self.q[b].len();
@@ -120,7 +121,7 @@ impl Buckets {
     }
 
     /// Takes the head of bucket `b`.
-    pub fn pop(&mut self, b: usize) -> Option<Packet> {
+    pub fn pop(&mut self, b: usize) -> Option<Held> {
         let p = self.q[b].pop_front()?;
         let len = self.q[b].len();
         self.relink(b, len + 1, len);
@@ -132,7 +133,7 @@ impl Buckets {
     /// A flow's bucket: its flow hash (the 5-tuple's, see
     /// [`crate::packet::flow_hash`]) under the discipline's salt.
     #[inline]
-    pub fn hash(p: &Packet, salt: Salt, n: usize) -> usize {
+    pub fn hash(p: &Held, salt: Salt, n: usize) -> usize {
         flow_hash::pick(p.hash, salt, n as u32) as usize
     }
 }
@@ -142,10 +143,11 @@ mod tests {
     use super::*;
     use proptest::prelude::{prop_assert_eq, proptest};
 
-    fn pkt() -> Packet {
-        Packet {
-            payload: 1460,
-            ..Packet::blank()
+    fn pkt() -> Held {
+        Held {
+            id: 0,
+            size: 1500,
+            hash: 0,
         }
     }
 

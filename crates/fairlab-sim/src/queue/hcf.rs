@@ -10,7 +10,7 @@
 //! bytes for variable-size packets, and (for the reordering experiment only)
 //! no swap.
 
-use super::{BufferLimit, QueueDiscipline};
+use super::{BufferLimit, Held, QueueDiscipline};
 use crate::engine::Rng;
 use crate::packet::{flow_hash, Packet, Salt};
 use crate::units::Time;
@@ -53,7 +53,7 @@ const CREDIT_BYTES: u64 = 1500;
 pub struct Hcf {
     cfg: HcfConfig,
     /// The two FIFOs; `hp` says which one currently has the HP role.
-    fifo: [VecDeque<Packet>; 2],
+    fifo: [VecDeque<Held>; 2],
     bytes: [u64; 2],
     hp: usize,
     /// Per bin: (the period its credit was last written in, credit left).
@@ -165,7 +165,7 @@ impl Hcf {
     /// hash (of the 5-tuple) under this period's salt, derived once more
     /// for each further function.
     #[inline]
-    fn bin(&self, p: &Packet, j: u32) -> usize {
+    fn bin(&self, p: &Held, j: u32) -> usize {
         let salt = if j == 0 {
             self.salt
         } else {
@@ -175,7 +175,7 @@ impl Hcf {
     }
 
     #[inline]
-    fn fits(&self, q: usize, limit: BufferLimit, p: &Packet) -> bool {
+    fn fits(&self, q: usize, limit: BufferLimit, p: &Held) -> bool {
         limit.admits(self.bytes[q], self.fifo[q].len(), p.size())
     }
 
@@ -195,7 +195,8 @@ impl Hcf {
 }
 
 impl QueueDiscipline for Hcf {
-    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
+        let pkt = Held::of(pkt, id);
         self.maybe_fixed_period(now);
         let cost = if self.cfg.byte_credits {
             pkt.size().get()
@@ -229,11 +230,11 @@ impl QueueDiscipline for Hcf {
             self.stats.lp_pkts += 1;
             Ok(())
         } else {
-            Err(pkt)
+            Err(id)
         }
     }
 
-    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+    fn dequeue(&mut self, now: Time) -> Option<Held> {
         self.maybe_fixed_period(now);
         let hp = self.hp;
         if let Some(p) = self.fifo[hp].pop_front() {
@@ -259,8 +260,11 @@ impl QueueDiscipline for Hcf {
     fn packets(&self) -> usize {
         self.fifo[0].len() + self.fifo[1].len()
     }
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.fifo[0].iter().chain(self.fifo[1].iter()).for_each(f)
+    fn for_each(&self, f: &mut dyn FnMut(u32)) {
+        self.fifo[0]
+            .iter()
+            .chain(self.fifo[1].iter())
+            .for_each(|h| f(h.id))
     }
 }
 
@@ -268,6 +272,7 @@ impl QueueDiscipline for Hcf {
 mod tests {
     use super::*;
     use crate::engine::Rng;
+    use crate::queue::ByValue;
     use crate::units::Bytes;
     use proptest::prelude::{prop_assert, proptest};
 
@@ -300,16 +305,16 @@ mod tests {
         let mut q = Hcf::new(cfg(true), Rng::new(1));
         // Flow 1 sends a burst: first packet HP (its credit), rest LP.
         for s in 0..5 {
-            q.enqueue(pkt(1, s), Time::ZERO).unwrap();
+            q.enqueue_pkt(pkt(1, s), Time::ZERO).unwrap();
         }
         // Flow 2 (a different bin, with credit) arrives later but goes first
         // after flow 1's HP packet.
         let mut f2 = 2;
-        while q.bin(&pkt(f2, 0), 0) == q.bin(&pkt(1, 0), 0) {
+        while q.bin(&Held::of(&pkt(f2, 0), 0), 0) == q.bin(&Held::of(&pkt(1, 0), 0), 0) {
             f2 += 1;
         }
-        q.enqueue(pkt(f2, 0), Time::ZERO).unwrap();
-        let order: Vec<u32> = std::iter::from_fn(|| q.dequeue(Time::ZERO))
+        q.enqueue_pkt(pkt(f2, 0), Time::ZERO).unwrap();
+        let order: Vec<u32> = std::iter::from_fn(|| q.dequeue_pkt(Time::ZERO))
             .map(|p| p.conn)
             .collect();
         assert_eq!(order[0], 1);
@@ -322,17 +327,17 @@ mod tests {
         let mut q = Hcf::new(cfg(true), Rng::new(3));
         // Flow 1: its credit puts packet 0 in HP; 1 and 2 go to LP.
         for s in 0..3 {
-            q.enqueue(pkt(1, s), Time::ZERO).unwrap();
+            q.enqueue_pkt(pkt(1, s), Time::ZERO).unwrap();
         }
         assert_eq!((q.stats.hp_pkts, q.stats.lp_pkts), (1, 2));
         assert_eq!(q.stats.periods, 1);
-        assert_eq!(q.dequeue(Time::ZERO).unwrap().seq, 0);
+        assert_eq!(q.dequeue_pkt(Time::ZERO).unwrap().seq, 0);
         // HP emptied: a new period, and the old LP (packets 1, 2) is now HP.
         assert_eq!(q.stats.periods, 2);
         // Fresh credit: packet 3 joins the new HP behind 1 and 2, in order.
-        q.enqueue(pkt(1, 3), Time::ZERO).unwrap();
+        q.enqueue_pkt(pkt(1, 3), Time::ZERO).unwrap();
         assert_eq!(q.stats.hp_pkts, 2);
-        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue(Time::ZERO))
+        let order: Vec<u64> = std::iter::from_fn(|| q.dequeue_pkt(Time::ZERO))
             .map(|p| p.seq)
             .collect();
         assert_eq!(order, vec![1, 2, 3]);
@@ -354,9 +359,9 @@ mod tests {
             phases.push(q.next_fixed);
             assert!(q.next_fixed > Time::ZERO && q.next_fixed <= ms.times(10));
             // One boundary in each 10 ms, wherever the phase lies.
-            q.enqueue(pkt(1, 0), ms.times(10)).unwrap();
+            q.enqueue_pkt(pkt(1, 0), ms.times(10)).unwrap();
             assert_eq!(q.stats.periods, 2);
-            q.enqueue(pkt(1, 1), ms.times(20)).unwrap();
+            q.enqueue_pkt(pkt(1, 1), ms.times(20)).unwrap();
             assert_eq!(q.stats.periods, 3);
         }
         phases.sort();
@@ -374,10 +379,10 @@ mod tests {
             },
             Rng::new(2),
         );
-        assert!(q.enqueue(pkt(1, 0), Time::ZERO).is_ok()); // HP
-        assert!(q.enqueue(pkt(1, 1), Time::ZERO).is_ok()); // LP
-        assert!(q.enqueue(pkt(1, 2), Time::ZERO).is_ok()); // LP
-        assert!(q.enqueue(pkt(1, 3), Time::ZERO).is_err());
+        assert!(q.enqueue_pkt(pkt(1, 0), Time::ZERO).is_ok()); // HP
+        assert!(q.enqueue_pkt(pkt(1, 1), Time::ZERO).is_ok()); // LP
+        assert!(q.enqueue_pkt(pkt(1, 2), Time::ZERO).is_ok()); // LP
+        assert!(q.enqueue_pkt(pkt(1, 3), Time::ZERO).is_err());
         assert_eq!(q.packets(), 3);
     }
 
@@ -410,9 +415,9 @@ mod tests {
             let now = Time(t);
             if arrive {
                 let f = (flow % 8) as usize;
-                let _ = q.enqueue(pkt(f as u32, next_seq[f]), now);
+                let _ = q.enqueue_pkt(pkt(f as u32, next_seq[f]), now);
                 next_seq[f] += 1;
-            } else if let Some(p) = q.dequeue(now) {
+            } else if let Some(p) = q.dequeue_pkt(now) {
                 let f = p.conn as usize;
                 if last_out[f].is_some_and(|l| p.seq < l) {
                     bad = true;

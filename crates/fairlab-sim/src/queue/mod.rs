@@ -81,18 +81,92 @@ impl fmt::Display for BufferLimit {
     }
 }
 
+/// A packet as a queue holds it: its handle in the simulator's packet
+/// store and what disciplines read after admission (size, flow hash).
+/// A packet stays in one place from the moment a host emits it until it is
+/// delivered or dropped; queues move these 12 bytes, not its 88.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Held {
+    /// The packet's handle in the simulator's packet store.
+    pub id: u32,
+    /// Its size on the wire, in bytes.
+    pub size: u32,
+    /// Its flow hash (see [`crate::packet::flow_hash`]).
+    pub hash: u32,
+}
+
+impl Held {
+    #[inline]
+    pub fn of(p: &Packet, id: u32) -> Held {
+        let size = p.size().get();
+        debug_assert!(size <= u32::MAX as u64, "packet sizes fit 32 bits");
+        Held {
+            id,
+            size: size as u32,
+            hash: p.hash,
+        }
+    }
+    #[inline]
+    pub fn size(&self) -> Bytes {
+        Bytes(self.size as u64)
+    }
+}
+
 /// What every queue discipline does.
 pub trait QueueDiscipline {
-    /// Takes `pkt`, or gives it back when it must be dropped.
-    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet>;
+    /// Takes packet `id` (whose header is `pkt`, which a discipline may
+    /// mark), or gives back the handle of the packet to drop: `id` itself,
+    /// or one already held that makes room for it.
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32>;
     /// The next packet to transmit.
-    fn dequeue(&mut self, now: Time) -> Option<Packet>;
+    fn dequeue(&mut self, now: Time) -> Option<Held>;
     /// Bytes held.
     fn bytes(&self) -> u64;
     /// Packets held.
     fn packets(&self) -> usize;
-    /// Iterates the held packets (end-of-run accounting only).
-    fn for_each(&self, f: &mut dyn FnMut(&Packet));
+    /// Iterates the handles of the held packets (end-of-run accounting only).
+    fn for_each(&self, f: &mut dyn FnMut(u32));
+}
+
+/// Tests of a discipline on its own hand it packets by value: a store of
+/// this thread keeps them, as the simulator's does.
+#[cfg(test)]
+pub(crate) trait ByValue: QueueDiscipline {
+    fn enqueue_pkt(&mut self, mut pkt: Packet, now: Time) -> Result<(), Packet> {
+        let id = test_store::put(pkt);
+        let r = self.enqueue(&mut pkt, id, now);
+        test_store::set(id, pkt);
+        r.map_err(test_store::get)
+    }
+    fn dequeue_pkt(&mut self, now: Time) -> Option<Packet> {
+        let h = self.dequeue(now)?;
+        let p = test_store::get(h.id);
+        assert_eq!((h.size(), h.hash), (p.size(), p.hash), "held fields");
+        Some(p)
+    }
+}
+
+#[cfg(test)]
+impl<T: QueueDiscipline> ByValue for T {}
+
+#[cfg(test)]
+pub(crate) mod test_store {
+    use crate::packet::Packet;
+    use std::cell::RefCell;
+    thread_local!(static STORE: RefCell<Vec<Packet>> = const { RefCell::new(Vec::new()) });
+    pub fn put(p: Packet) -> u32 {
+        STORE.with(|s| {
+            let mut s = s.borrow_mut();
+            s.push(p);
+            (s.len() - 1) as u32
+        })
+    }
+    pub fn set(id: u32, p: Packet) {
+        STORE.with(|s| s.borrow_mut()[id as usize] = p)
+    }
+    pub fn get(id: u32) -> Packet {
+        STORE.with(|s| s.borrow()[id as usize])
+    }
 }
 
 /// The disciplines a port can run.
@@ -171,11 +245,11 @@ impl Queue {
 
 impl QueueDiscipline for Queue {
     #[inline]
-    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
-        each_queue!(self, q => q.enqueue(pkt, now))
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
+        each_queue!(self, q => q.enqueue(pkt, id, now))
     }
     #[inline]
-    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+    fn dequeue(&mut self, now: Time) -> Option<Held> {
         each_queue!(self, q => q.dequeue(now))
     }
     #[inline]
@@ -186,7 +260,7 @@ impl QueueDiscipline for Queue {
     fn packets(&self) -> usize {
         each_queue!(self, q => q.packets())
     }
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
+    fn for_each(&self, f: &mut dyn FnMut(u32)) {
         each_queue!(self, q => q.for_each(f))
     }
 }

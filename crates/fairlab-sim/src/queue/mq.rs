@@ -7,7 +7,7 @@
 //! its descriptor-ring arbitration does. Flows that hash onto one queue
 //! share that queue's turn: the winners and losers of hash-cast.
 
-use super::{Queue, QueueDiscipline};
+use super::{Held, Queue, QueueDiscipline};
 use crate::packet::{flow_hash, Packet, Salt};
 use crate::units::Time;
 
@@ -58,12 +58,12 @@ impl Mq {
 }
 
 impl QueueDiscipline for Mq {
-    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
         let i = self.queue_of(pkt.hash);
         let size = pkt.size().get();
         let q = &mut self.queues[i];
         let s = &mut self.stats[i];
-        match q.enqueue(pkt, now) {
+        match q.enqueue(pkt, id, now) {
             Ok(()) => {
                 s.enq_pkts += 1;
                 s.max_pkts = s.max_pkts.max(q.packets() as u64);
@@ -78,7 +78,7 @@ impl QueueDiscipline for Mq {
         }
     }
 
-    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+    fn dequeue(&mut self, now: Time) -> Option<Held> {
         if self.pkts == 0 {
             return None;
         }
@@ -104,7 +104,7 @@ impl QueueDiscipline for Mq {
         self.pkts
     }
 
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
+    fn for_each(&self, f: &mut dyn FnMut(u32)) {
         self.queues.iter().for_each(|q| q.for_each(f))
     }
 }
@@ -112,6 +112,7 @@ impl QueueDiscipline for Mq {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::ByValue;
     use crate::queue::{BufferLimit, DropTail};
 
     fn nic(n: usize, limit: u32) -> Mq {
@@ -152,12 +153,12 @@ mod tests {
         let flows = two_on_one_one_alone(&m);
         for _ in 0..100 {
             for &h in &flows {
-                m.enqueue(pkt(h), Time::ZERO).unwrap();
+                m.enqueue_pkt(pkt(h), Time::ZERO).unwrap();
             }
         }
         let mut sent = [0u32; 3];
         for _ in 0..120 {
-            let p = m.dequeue(Time::ZERO).unwrap();
+            let p = m.dequeue_pkt(Time::ZERO).unwrap();
             sent[flows.iter().position(|&h| h == p.hash).unwrap()] += 1;
         }
         assert_eq!(sent[2], 60, "{sent:?}");
@@ -169,10 +170,10 @@ mod tests {
     fn a_full_queue_drops_while_the_other_still_admits() {
         let mut m = nic(2, 2);
         let [a, _, b] = two_on_one_one_alone(&m);
-        m.enqueue(pkt(a), Time::ZERO).unwrap();
-        m.enqueue(pkt(a), Time::ZERO).unwrap();
-        assert!(m.enqueue(pkt(a), Time::ZERO).is_err());
-        m.enqueue(pkt(b), Time::ZERO).unwrap();
+        m.enqueue_pkt(pkt(a), Time::ZERO).unwrap();
+        m.enqueue_pkt(pkt(a), Time::ZERO).unwrap();
+        assert!(m.enqueue_pkt(pkt(a), Time::ZERO).is_err());
+        m.enqueue_pkt(pkt(b), Time::ZERO).unwrap();
         assert_eq!((m.packets(), m.bytes()), (3, 3 * 1500));
         let qa = m.queue_of(a);
         assert_eq!(m.stats[qa].drop_pkts, 1);

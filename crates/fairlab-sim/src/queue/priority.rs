@@ -1,7 +1,7 @@
 //! A strict-priority pair: packets of the high class always leave first;
 //! each class has its own limit.
 
-use super::{BufferLimit, QueueDiscipline};
+use super::{BufferLimit, Held, QueueDiscipline};
 use crate::packet::{flags, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
@@ -19,7 +19,7 @@ pub enum Class {
 pub struct Priority {
     class: Class,
     limits: [BufferLimit; 2],
-    fifo: [VecDeque<Packet>; 2],
+    fifo: [VecDeque<Held>; 2],
     bytes: [u64; 2],
 }
 
@@ -41,16 +41,16 @@ impl Priority {
 }
 
 impl QueueDiscipline for Priority {
-    fn enqueue(&mut self, pkt: Packet, _now: Time) -> Result<(), Packet> {
-        let c = usize::from(!self.is_high(&pkt));
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, _now: Time) -> Result<(), u32> {
+        let c = usize::from(!self.is_high(pkt));
         if !self.limits[c].admits(self.bytes[c], self.fifo[c].len(), pkt.size()) {
-            return Err(pkt);
+            return Err(id);
         }
         self.bytes[c] += pkt.size().get();
-        self.fifo[c].push_back(pkt);
+        self.fifo[c].push_back(Held::of(pkt, id));
         Ok(())
     }
-    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+    fn dequeue(&mut self, _now: Time) -> Option<Held> {
         for c in 0..2 {
             if let Some(p) = self.fifo[c].pop_front() {
                 self.bytes[c] -= p.size().get();
@@ -65,14 +65,18 @@ impl QueueDiscipline for Priority {
     fn packets(&self) -> usize {
         self.fifo[0].len() + self.fifo[1].len()
     }
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.fifo[0].iter().chain(self.fifo[1].iter()).for_each(f)
+    fn for_each(&self, f: &mut dyn FnMut(u32)) {
+        self.fifo[0]
+            .iter()
+            .chain(self.fifo[1].iter())
+            .for_each(|h| f(h.id))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::ByValue;
 
     #[test]
     fn high_class_always_leaves_first() {
@@ -86,9 +90,9 @@ mod tests {
             flags: flags::UDP,
             ..Packet::blank()
         };
-        q.enqueue(tcp, Time::ZERO).unwrap();
-        q.enqueue(udp, Time::ZERO).unwrap();
-        assert!(q.dequeue(Time::ZERO).unwrap().has(flags::UDP));
-        assert!(!q.dequeue(Time::ZERO).unwrap().has(flags::UDP));
+        q.enqueue_pkt(tcp, Time::ZERO).unwrap();
+        q.enqueue_pkt(udp, Time::ZERO).unwrap();
+        assert!(q.dequeue_pkt(Time::ZERO).unwrap().has(flags::UDP));
+        assert!(!q.dequeue_pkt(Time::ZERO).unwrap().has(flags::UDP));
     }
 }

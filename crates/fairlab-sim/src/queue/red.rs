@@ -2,7 +2,7 @@
 //! (or, for ECN-capable packets, mark) arriving packets with a probability
 //! that grows with the EWMA of the queue length between two thresholds.
 
-use super::{BufferLimit, QueueDiscipline};
+use super::{BufferLimit, Held, QueueDiscipline};
 use crate::engine::Rng;
 use crate::packet::{flags, Packet};
 use crate::units::Time;
@@ -32,7 +32,7 @@ pub struct RedConfig {
 #[derive(Clone, Debug)]
 pub struct Red {
     cfg: RedConfig,
-    fifo: VecDeque<Packet>,
+    fifo: VecDeque<Held>,
     bytes: u64,
     avg: f64,
     /// Packets since the last drop/mark while avg was between the thresholds.
@@ -83,7 +83,7 @@ impl Red {
 }
 
 impl QueueDiscipline for Red {
-    fn enqueue(&mut self, mut pkt: Packet, now: Time) -> Result<(), Packet> {
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
         let c = self.cfg;
         // Section 4: update the average; after an idle period, decay it as
         // if m small packets had been sent.
@@ -122,18 +122,18 @@ impl QueueDiscipline for Red {
                 self.marks += 1;
             } else {
                 self.early_drops += 1;
-                return Err(pkt);
+                return Err(id);
             }
         }
         if !c.limit.admits(self.bytes, self.fifo.len(), pkt.size()) {
-            return Err(pkt);
+            return Err(id);
         }
         self.bytes += pkt.size().get();
-        self.fifo.push_back(pkt);
+        self.fifo.push_back(Held::of(pkt, id));
         Ok(())
     }
 
-    fn dequeue(&mut self, now: Time) -> Option<Packet> {
+    fn dequeue(&mut self, now: Time) -> Option<Held> {
         let p = self.fifo.pop_front()?;
         self.bytes -= p.size().get();
         if self.fifo.is_empty() {
@@ -147,14 +147,15 @@ impl QueueDiscipline for Red {
     fn packets(&self) -> usize {
         self.fifo.len()
     }
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.fifo.iter().for_each(f)
+    fn for_each(&self, f: &mut dyn FnMut(u32)) {
+        self.fifo.iter().for_each(|h| f(h.id))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::ByValue;
 
     fn cfg(gentle: bool, ecn: bool) -> RedConfig {
         RedConfig {
@@ -186,7 +187,7 @@ mod tests {
             payload: 1460,
             ..Packet::blank()
         };
-        r.enqueue(p, Time::from_ms(3)).unwrap();
+        r.enqueue_pkt(p, Time::from_ms(3)).unwrap();
         assert!(r.average() < 1e-9, "avg {}", r.average());
     }
 
@@ -220,12 +221,12 @@ mod tests {
         // Keep 10 packets queued (between the thresholds): arrivals and
         // departures alternate.
         for _ in 0..10 {
-            r.enqueue(p, t).unwrap();
+            r.enqueue_pkt(p, t).unwrap();
         }
         for _ in 0..5000 {
             t += Time::from_us(12);
-            r.enqueue(p, t).unwrap();
-            r.dequeue(t);
+            r.enqueue_pkt(p, t).unwrap();
+            r.dequeue_pkt(t);
         }
         assert!((r.average() - 10.0).abs() < 0.5, "avg {}", r.average());
         // With p_a = p_b / (1 - count p_b) the gap between marks is uniform

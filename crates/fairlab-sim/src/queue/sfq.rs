@@ -4,7 +4,7 @@
 //! the buffer is shared and overflow drops from the longest bucket.
 
 use super::flowq::Buckets;
-use super::{BufferLimit, QueueDiscipline};
+use super::{BufferLimit, Held, QueueDiscipline};
 use crate::engine::Rng;
 use crate::packet::{Packet, Salt};
 use crate::units::Time;
@@ -44,7 +44,7 @@ impl Sfq {
             return;
         }
         // Taken out in service order, each bucket's packets stay in order.
-        let held: Vec<Packet> = std::iter::from_fn(|| self.dequeue(Time::ZERO)).collect();
+        let held: Vec<Held> = std::iter::from_fn(|| self.dequeue(Time::ZERO)).collect();
         for p in held {
             let h = Buckets::hash(&p, self.key, self.n);
             let dropped = self.b.push(h, p);
@@ -54,20 +54,21 @@ impl Sfq {
 }
 
 impl QueueDiscipline for Sfq {
-    fn enqueue(&mut self, pkt: Packet, now: Time) -> Result<(), Packet> {
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
         if self.perturb > Time::ZERO && now >= self.next_perturb {
             self.key = Salt::from_u64(self.rng.next_u64());
             self.next_perturb = now + self.perturb;
             self.rehash();
         }
-        let h = Buckets::hash(&pkt, self.key, self.n);
-        match self.b.push(h, pkt) {
+        let held = Held::of(pkt, id);
+        let h = Buckets::hash(&held, self.key, self.n);
+        match self.b.push(h, held) {
             None => Ok(()),
-            Some(dropped) => Err(dropped),
+            Some(dropped) => Err(dropped.id),
         }
     }
 
-    fn dequeue(&mut self, _now: Time) -> Option<Packet> {
+    fn dequeue(&mut self, _now: Time) -> Option<Held> {
         // Round robin: one packet from the head bucket, which then goes to
         // the back of the list if it still holds packets. A bucket emptied by
         // an overflow drop leaves the list here.
@@ -91,14 +92,15 @@ impl QueueDiscipline for Sfq {
     fn packets(&self) -> usize {
         self.b.total_pkts
     }
-    fn for_each(&self, f: &mut dyn FnMut(&Packet)) {
-        self.b.q.iter().flatten().for_each(f)
+    fn for_each(&self, f: &mut dyn FnMut(u32)) {
+        self.b.q.iter().flatten().for_each(|h| f(h.id))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::queue::ByValue;
 
     fn pkt(flow: u32) -> Packet {
         Packet {
@@ -114,13 +116,13 @@ mod tests {
     fn backlogged_flows_are_served_in_turn() {
         let mut q = Sfq::new(1024, BufferLimit::Packets(100), Time::ZERO, Rng::new(3));
         for _ in 0..10 {
-            q.enqueue(pkt(1), Time::ZERO).unwrap();
+            q.enqueue_pkt(pkt(1), Time::ZERO).unwrap();
         }
         for _ in 0..10 {
-            q.enqueue(pkt(2), Time::ZERO).unwrap();
+            q.enqueue_pkt(pkt(2), Time::ZERO).unwrap();
         }
         let order: Vec<u32> = (0..6)
-            .map(|_| q.dequeue(Time::ZERO).unwrap().conn)
+            .map(|_| q.dequeue_pkt(Time::ZERO).unwrap().conn)
             .collect();
         assert_eq!(order, vec![1, 2, 1, 2, 1, 2]);
     }
@@ -128,19 +130,19 @@ mod tests {
     #[test]
     fn overflow_drops_from_the_longest_bucket_not_the_arrival() {
         let mut q = Sfq::new(1024, BufferLimit::Packets(10), Time::ZERO, Rng::new(3));
-        let bucket = |q: &Sfq, f: u32| Buckets::hash(&pkt(f), q.key, q.n);
+        let bucket = |q: &Sfq, f: u32| Buckets::hash(&Held::of(&pkt(f), 0), q.key, q.n);
         assert_ne!(bucket(&q, 1), bucket(&q, 2));
         for _ in 0..8 {
-            q.enqueue(pkt(1), Time::ZERO).unwrap();
+            q.enqueue_pkt(pkt(1), Time::ZERO).unwrap();
         }
         for _ in 0..2 {
-            q.enqueue(pkt(2), Time::ZERO).unwrap();
+            q.enqueue_pkt(pkt(2), Time::ZERO).unwrap();
         }
         // The buffer is full: flow 2's arrival is kept, flow 1 loses one.
-        let dropped = q.enqueue(pkt(2), Time::ZERO).unwrap_err();
+        let dropped = q.enqueue_pkt(pkt(2), Time::ZERO).unwrap_err();
         assert_eq!(dropped.conn, 1);
         assert_eq!(q.packets(), 10);
-        let served: Vec<u32> = std::iter::from_fn(|| q.dequeue(Time::ZERO))
+        let served: Vec<u32> = std::iter::from_fn(|| q.dequeue_pkt(Time::ZERO))
             .map(|p| p.conn)
             .collect();
         assert_eq!(served.iter().filter(|&&c| c == 2).count(), 3);
@@ -159,17 +161,17 @@ mod tests {
                 let mut p = pkt(f);
                 p.seq = seq[f as usize];
                 seq[f as usize] += 1;
-                q.enqueue(p, t).unwrap();
+                q.enqueue_pkt(p, t).unwrap();
             }
             for _ in 0..(round % 5) {
-                let p = q.dequeue(t).unwrap();
+                let p = q.dequeue_pkt(t).unwrap();
                 let f = p.conn as usize;
                 assert!(last[f].is_none_or(|l| p.seq > l), "flow {f} reordered");
                 last[f] = Some(p.seq);
             }
             t += Time::from_us(300);
         }
-        while let Some(p) = q.dequeue(t) {
+        while let Some(p) = q.dequeue_pkt(t) {
             let f = p.conn as usize;
             assert!(last[f].is_none_or(|l| p.seq > l), "flow {f} reordered");
             last[f] = Some(p.seq);
@@ -183,16 +185,16 @@ mod tests {
         let mut q = Sfq::new(16, BufferLimit::Packets(100), ms, Rng::new(5));
         let map = |q: &Sfq| -> Vec<usize> {
             (0..64)
-                .map(|f| Buckets::hash(&pkt(f), q.key, q.n))
+                .map(|f| Buckets::hash(&Held::of(&pkt(f), 0), q.key, q.n))
                 .collect()
         };
         let before = map(&q);
-        q.enqueue(pkt(1), Time(ms.0 - 1)).unwrap();
+        q.enqueue_pkt(pkt(1), Time(ms.0 - 1)).unwrap();
         assert_eq!(map(&q), before, "no perturbation before the interval");
-        q.enqueue(pkt(1), ms).unwrap();
+        q.enqueue_pkt(pkt(1), ms).unwrap();
         let after = map(&q);
         assert_ne!(after, before, "flows are re-hashed after the interval");
-        q.enqueue(pkt(1), ms.times(2)).unwrap();
+        q.enqueue_pkt(pkt(1), ms.times(2)).unwrap();
         assert_ne!(map(&q), after);
     }
 }

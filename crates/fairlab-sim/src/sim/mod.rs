@@ -273,11 +273,11 @@ impl Simulation {
                 self.start_tx(p);
             }
             Event::Arrive { port, pkt } => {
-                let pkt = self.packets.take(pkt);
                 let node = self.net.ports[port as usize].peer;
                 if self.net.nodes[node as usize].kind == NodeKind::Switch {
                     self.forward(node, pkt);
                 } else {
+                    let pkt = self.packets.take(pkt);
                     self.deliver(pkt);
                 }
             }
@@ -300,8 +300,7 @@ impl Simulation {
             }
             Event::Sample => self.sample_queues(),
             Event::HostTx { host, pkt } => {
-                let pkt = self.packets.take(pkt);
-                let out = self.net.route(host, &pkt);
+                let out = self.net.route(host, self.packets.get(pkt));
                 if let Err(pkt) = self.enqueue(out, pkt) {
                     self.refused_by_nic(&pkt);
                 }

@@ -84,17 +84,15 @@ impl Simulation {
         let tx = &mut self.tx[p as usize];
         let port = &mut self.net.ports[p as usize];
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
-        let Some(pkt) = port.queue.dequeue(now) else {
+        let Some(held) = port.queue.dequeue(now) else {
             return;
         };
-        // Into the wire's slab at once, read from there: no second copy of
-        // the packet lives on the stack.
-        let id = self.packets.put(pkt);
-        let pkt = self.packets.get(id);
+        let id = held.id;
         port.stats.integrate(now, held_pkts, held_bytes);
         if !port.last_departed.is_empty() {
             // A packet that arrived before the last one of its flow to leave
             // has been overtaken: it leaves out of order.
+            let pkt = self.packets.get(id);
             let k = pkt.flow_key();
             if pkt.stamp < port.last_departed[k] {
                 port.stats.reordered += 1;
@@ -102,7 +100,7 @@ impl Simulation {
                 port.last_departed[k] = pkt.stamp;
             }
         }
-        let size = pkt.size();
+        let size = held.size();
         port.stats.deq_pkts += 1;
         port.stats.deq_bytes += size.get();
         let ser = tx.ser.time(size);
@@ -122,12 +120,14 @@ impl Simulation {
             .schedule(arrive, Event::Arrive { port: p, pkt: id });
     }
 
-    /// Puts a packet into an output queue, counting it or its drop; gives
-    /// the packet back if it was dropped.
+    /// Puts packet `id` into an output queue, counting it or its drop; gives
+    /// the dropped packet back (out of the store), which may be one the
+    /// queue held before.
     #[inline]
-    pub(super) fn enqueue(&mut self, p: PortId, mut pkt: Packet) -> Result<(), Packet> {
+    pub(super) fn enqueue(&mut self, p: PortId, id: u32) -> Result<(), Packet> {
         let now = self.events.now();
         self.settle_tx(p, self.events.cursor());
+        let pkt = self.packets.get_mut(id);
         let port = &mut self.net.ports[p as usize];
         port.arrivals += 1;
         pkt.stamp = port.arrivals;
@@ -136,7 +136,7 @@ impl Simulation {
         let timeout_rtx = pkt.timeout_rtx;
         port.stats.timeout_rtx_pkts += timeout_rtx as u64;
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
-        match port.queue.enqueue(pkt, now) {
+        match port.queue.enqueue(pkt, id, now) {
             Ok(()) => {
                 port.stats.integrate(now, held_pkts, held_bytes);
                 port.stats.enq_pkts += 1;
@@ -152,7 +152,7 @@ impl Simulation {
                 self.start_tx(p);
                 Ok(())
             }
-            Err(pkt) => {
+            Err(dropped) => {
                 port.stats.drop_pkts += 1;
                 port.stats.drop_bytes += size;
                 port.stats.timeout_rtx_drops += timeout_rtx as u64;
@@ -164,17 +164,17 @@ impl Simulation {
                         self.counters.data_drops += 1;
                     }
                 }
-                Err(pkt)
+                Err(self.packets.take(dropped))
             }
         }
     }
 
-    /// A switch routes an arriving packet to its output port.
+    /// A switch routes arriving packet `id` to its output port.
     #[inline]
-    pub(super) fn forward(&mut self, node: u32, pkt: Packet) {
-        let out = self.net.route(node, &pkt);
+    pub(super) fn forward(&mut self, node: u32, id: u32) {
+        let out = self.net.route(node, self.packets.get(id));
         debug_assert_ne!(out, crate::net::NO_ROUTE);
-        let _ = self.enqueue(out, pkt);
+        let _ = self.enqueue(out, id);
     }
 
     /// A socket on host `host` emits a packet; gives it back if the host's
@@ -196,7 +196,8 @@ impl Simulation {
             return Ok(());
         }
         let out = self.net.route(host, &pkt);
-        self.enqueue(out, pkt)
+        let id = self.packets.put(pkt);
+        self.enqueue(out, id)
     }
 
     pub(super) fn sample_queues(&mut self) {
@@ -223,7 +224,8 @@ impl Simulation {
     pub fn data_packets_in_flight(&self) -> u64 {
         let mut n = 0u64;
         for p in &self.net.ports {
-            p.queue.for_each(&mut |pkt| n += u64::from(pkt.is_data()));
+            p.queue
+                .for_each(&mut |id| n += u64::from(self.packets.get(id).is_data()));
         }
         for e in self.events.pending() {
             match e {

@@ -1,11 +1,13 @@
-//! Packets between two places (on a wire, in a host's jitter delay), so
-//! that events carry a 4-byte handle instead of the packet.
+//! Every packet in the network, from the moment a host emits it until it is
+//! delivered or dropped: events and queues carry its 4-byte handle.
 
 use crate::packet::Packet;
 
-/// Packets between two places (on a wire, in a host's jitter delay), so
-/// that events carry a 4-byte handle instead of the packet: the event heap
-/// moves 32-byte entries whatever a packet grows to.
+/// Every packet in the network (in a host's jitter delay, in a queue, on a
+/// wire), so that events and queues carry a 4-byte handle instead of the
+/// packet: a packet is written once when a host emits it and read in
+/// place at each hop, and the event heap and the queues move small entries
+/// whatever a packet grows to.
 #[derive(Clone, Debug, Default)]
 pub struct PacketSlab {
     slots: Vec<Packet>,
@@ -31,7 +33,12 @@ impl PacketSlab {
         self.free.push(id);
         self.slots[id as usize]
     }
+    #[inline]
     pub fn get(&self, id: u32) -> &Packet {
         &self.slots[id as usize]
+    }
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
+        &mut self.slots[id as usize]
     }
 }
