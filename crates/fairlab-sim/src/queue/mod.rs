@@ -243,14 +243,33 @@ impl Queue {
     }
 }
 
-impl QueueDiscipline for Queue {
-    #[inline]
-    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
+impl Queue {
+    #[inline(never)]
+    fn enqueue_other(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
         each_queue!(self, q => q.enqueue(pkt, id, now))
     }
-    #[inline]
-    fn dequeue(&mut self, now: Time) -> Option<Held> {
+    #[inline(never)]
+    fn dequeue_other(&mut self, now: Time) -> Option<Held> {
         each_queue!(self, q => q.dequeue(now))
+    }
+}
+
+/// Drop-tail, at nearly every port of nearly every run, is inlined into
+/// the packet path; the other disciplines are a call away.
+impl QueueDiscipline for Queue {
+    #[inline(always)]
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
+        match self {
+            Queue::DropTail(q) => q.enqueue(pkt, id, now),
+            _ => self.enqueue_other(pkt, id, now),
+        }
+    }
+    #[inline(always)]
+    fn dequeue(&mut self, now: Time) -> Option<Held> {
+        match self {
+            Queue::DropTail(q) => q.dequeue(now),
+            _ => self.dequeue_other(now),
+        }
     }
     #[inline]
     fn bytes(&self) -> u64 {
