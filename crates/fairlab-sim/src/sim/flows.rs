@@ -14,7 +14,7 @@ impl Simulation {
     /// turns on reordering checks at switch ports whose discipline can
     /// reorder (a FIFO cannot: it needs no per-flow table).
     pub fn index_flows(&mut self) {
-        let base = 2 * self.conns.len();
+        let base = self.conns.len();
         let mut udp = Vec::new();
         for (i, w) in self.workloads.iter().enumerate() {
             if let Workload::Udp(u) = w {
@@ -22,7 +22,7 @@ impl Simulation {
                 udp.push(i as u32);
             }
         }
-        let keys = base + udp.len();
+        let keys = 2 * (base + udp.len());
         self.udp_of_flow = udp;
         self.name_flows();
         for p in &mut self.net.ports {

@@ -49,7 +49,7 @@ impl Simulation {
         if pkt.has(crate::packet::flags::UDP) {
             return;
         }
-        let (c, side) = (pkt.conn, usize::from(pkt.from_passive));
+        let (c, side) = (pkt.endpoint(), pkt.side());
         let now = self.now();
         self.conns[c as usize].sock[side].on_local_drop(now, pkt);
         self.sync_timer(c, side);
@@ -124,15 +124,15 @@ impl Simulation {
             self.counters.data_packets_delivered += 1;
         }
         if pkt.has(crate::packet::flags::UDP) {
-            let w = self.udp_of_flow[pkt.conn as usize - 2 * self.conns.len()];
+            let w = self.udp_of_flow[pkt.endpoint() as usize - self.conns.len()];
             if let Workload::Udp(u) = &mut self.workloads[w as usize] {
                 u.delivered += 1;
             }
             return;
         }
         let now = self.now();
-        let c = pkt.conn;
-        let side = if pkt.from_passive { 0 } else { 1 };
+        let c = pkt.endpoint();
+        let side = 1 - pkt.side();
         let conn = &mut self.conns[c as usize];
         let outcome = conn.sock[side].on_segment(now, &pkt, &mut self.outbox);
         let app = conn.app;

@@ -3,7 +3,7 @@
 //! bottleneck).
 
 use crate::engine::Rng;
-use crate::packet::{flags, FiveTuple, NodeId, Packet};
+use crate::packet::{flags, FiveTuple, NodeId, Packet, UDP_IP_HEADER};
 use crate::units::{BitsPerSec, Bytes, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,7 +17,8 @@ pub struct Udp {
     pub id: u32,
     pub src: NodeId,
     pub dst: NodeId,
-    /// The flow id its packets carry (unique among all flows).
+    /// Its endpoint id (after the TCP connections'): its datagrams carry
+    /// flow `2 * flow`.
     pub flow: u32,
     pub rate: BitsPerSec,
     pub size: Bytes,
@@ -71,10 +72,11 @@ impl Udp {
     pub fn emit(&mut self) -> (Packet, Time) {
         self.sent += 1;
         let p = Packet {
-            conn: self.flow,
+            flow: 2 * self.flow,
             dst: self.dst,
             hash: self.hash,
-            payload: self.size.get() as u32,
+            header: UDP_IP_HEADER as u8,
+            payload: self.size.get() as u32 - UDP_IP_HEADER,
             flags: flags::UDP,
             ..Packet::blank()
         };

@@ -408,7 +408,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             wi as u32,
             node(&w.src),
             node(&w.dst),
-            2 * conns.len() as u32 + udp_no,
+            conns.len() as u32 + udp_no,
             w.rate,
             w.packet_size
                 .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET),
