@@ -115,3 +115,30 @@ impl UdpFlow {
         (p, gap)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_datagram_is_its_configured_size_and_asks_for_the_next_one_first() {
+        let app = ConnApp {
+            workload: 3,
+            index: 0,
+        };
+        let rate = BitsPerSec(1_000_000_000);
+        let size = Bytes(1000);
+        let mut u = UdpFlow::new(app, 7, 1, 2, rate, size, Arrivals::Periodic, Rng::new(1));
+        let mut out = Outbox::with_capacity(4);
+        let now = Time::from_ms(1);
+        assert_eq!(u.open(now, &mut out), Step::NONE);
+        assert_eq!(out.host, 1);
+        assert_eq!(out.wake, vec![(now + rate.serialization(size), 0)]);
+        let p = out.packets[0];
+        assert_eq!(p.size(), size);
+        assert_eq!((p.endpoint(), p.side(), p.dst), (7, 0, 2));
+        assert!(p.has(flags::UDP) && p.is_data());
+        assert_eq!(u.on_packet(&p), Step::NONE);
+        assert_eq!((u.sent, u.delivered), (1, 1));
+    }
+}
