@@ -15,7 +15,7 @@
 //!
 //! A packet's path, as the code follows it: an endpoint emits it into the
 //! outbox → `inject` puts it in the host's NIC queue (or hands it back:
-//! a local drop the socket hears of) → `start_tx` serializes it onto the
+//! a local drop the endpoint hears of) → `start_tx` serializes it onto the
 //! link and schedules its arrival one serialization plus one propagation
 //! delay later → at a switch, `forward` routes it into an output queue (or
 //! drops it) → at the destination host, `deliver` hands it to its endpoint.
