@@ -8,6 +8,11 @@ fn main() {
         size_of::<fairlab_sim::transport::tcp::TcpSocket>()
     );
     println!("Conn {}", size_of::<fairlab_sim::sim::Conn>());
+    println!(
+        "Endpoint {} UdpFlow {}",
+        size_of::<fairlab_sim::transport::Endpoint>(),
+        size_of::<fairlab_sim::transport::UdpFlow>()
+    );
     println!("Workload {}", size_of::<fairlab_sim::workload::Workload>());
     println!("Packet {}", size_of::<fairlab_sim::packet::Packet>());
     println!(

@@ -6,7 +6,8 @@
 //! [`packet`] (addresses, ports, the packet, the one seeded flow hash) →
 //! [`engine`] (time, events, RNG streams) → [`queue`] (disciplines) →
 //! [`net`] (links, switches, ports holding queues, hosts, routing by
-//! next-hop sets) → [`transport`] (TCP) → [`workload`] (applications) →
+//! next-hop sets) → [`transport`] (endpoints behind one enum: TCP
+//! connections, UDP flows) → [`workload`] (applications) →
 //! [`sim`] (the event loop and the glue: moves packets between ports,
 //! hands them to endpoints, keeps timers) → [`metrics`] (tables of a
 //! finished run); beside them [`spec`] (the scenario description,

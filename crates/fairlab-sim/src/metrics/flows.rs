@@ -1,9 +1,10 @@
-//! The flows table: one row per TCP connection, seen from its data sender;
-//! and the summary's flow totals (timeouts, UDP datagrams).
+//! The flows table: one row per endpoint that has one (each TCP connection,
+//! seen from its data sender: [`crate::transport::Endpoint::flow_record`]);
+//! and the summary's totals over all endpoints (timeouts, UDP datagrams).
 
 use super::{secs, Collector, Column, Summary, Table, Value};
-use crate::sim::{Conn, Simulation};
-use crate::workload::Workload;
+use crate::sim::Simulation;
+use crate::transport::Totals;
 
 pub struct Flows;
 
@@ -15,7 +16,7 @@ impl Collector for Flows {
     fn table(&self, sim: &Simulation) -> Table {
         let end = sim.end_time();
         let name = |n: u32| sim.net.nodes[n as usize].name.clone();
-        let n = sim.conns.len();
+        let n = sim.endpoints.len();
         let ints = || Vec::<i64>::with_capacity(n);
         let floats = || Vec::<f64>::with_capacity(n);
         let strs = || Vec::<String>::with_capacity(n);
@@ -28,16 +29,19 @@ impl Collector for Flows {
         let (mut silence, mut srtt, mut rto) = (floats(), floats(), floats());
         let (mut cwnd, mut local, mut sport, mut dport) = (ints(), ints(), ints(), ints());
         let (mut saddr, mut daddr) = (strs(), strs());
-        for (i, c) in sim.conns.iter().enumerate() {
-            let w = &sim.workloads[c.app.workload as usize];
-            let (s, r) = (c.sender(), c.receiver());
-            let done = w.flow_end(c.app.index);
+        for (i, e) in sim.endpoints.iter().enumerate() {
+            let Some(r) = e.flow_record(end) else {
+                continue;
+            };
+            let app = e.app();
+            let w = &sim.workloads[app.workload as usize];
+            let done = w.flow_end(app.index);
             flow_id.push(i as i64);
-            workload.push(c.app.workload as i64);
+            workload.push(app.workload as i64);
             kind.push(w.kind_name().to_string());
-            ccs.push(cc_name(c));
+            ccs.push(r.cc);
             outcome.push(
-                if c.sock[0].aborted() || c.sock[1].aborted() {
+                if r.aborted {
                     "aborted"
                 } else if done.is_some() {
                     "complete"
@@ -46,13 +50,12 @@ impl Collector for Flows {
                 }
                 .to_string(),
             );
-            let (snode, dnode) = (s.endpoints().0, r.endpoints().0);
-            src.push(name(snode));
-            dst.push(name(dnode));
-            let st = c.opened.unwrap_or(w.start_time());
+            src.push(name(r.src));
+            dst.push(name(r.dst));
+            let st = r.opened.unwrap_or(w.start_time());
             start.push(secs(st));
             fin.push(done.map_or(f64::NAN, secs));
-            let b = r.stats.bytes_received;
+            let b = r.bytes_delivered;
             bytes.push(b as i64);
             let span = done.unwrap_or(end).saturating_sub(st);
             goodput.push(if span.0 > 0 {
@@ -60,17 +63,17 @@ impl Collector for Flows {
             } else {
                 0.0
             });
-            segs.push(s.stats.data_segments_sent as i64);
-            rtx.push(s.stats.retransmits as i64);
-            frtx.push(s.stats.fast_retransmits as i64);
-            tos.push(s.stats.timeouts as i64);
-            silence.push(secs(s.longest_silence_at(end)));
-            cwnd.push(s.cwnd() as i64);
-            srtt.push(s.srtt().map_or(f64::NAN, secs));
-            rto.push(secs(s.rto()));
-            ecn.push(s.stats.ecn_reductions as i64);
-            local.push(s.stats.local_drops as i64);
-            let t = s.tuple().expect("every flow is named");
+            segs.push(r.segments_sent as i64);
+            rtx.push(r.retransmits as i64);
+            frtx.push(r.fast_retransmits as i64);
+            tos.push(r.timeouts as i64);
+            silence.push(secs(r.longest_silence));
+            cwnd.push(r.final_cwnd as i64);
+            srtt.push(r.srtt.map_or(f64::NAN, secs));
+            rto.push(secs(r.rto));
+            ecn.push(r.ecn_reductions as i64);
+            local.push(r.local_drops as i64);
+            let t = r.tuple;
             saddr.push(t.src.to_string());
             daddr.push(t.dst.to_string());
             sport.push(t.sport as i64);
@@ -107,25 +110,12 @@ impl Collector for Flows {
     }
 
     fn summary(&self, sim: &Simulation, out: &mut Summary) {
-        let timeouts: u64 = sim.conns.iter().map(|c| c.timeouts()).sum();
-        let (mut sent, mut delivered) = (0i64, 0i64);
-        for w in &sim.workloads {
-            if let Workload::Udp(u) = w {
-                sent += u.sent as i64;
-                delivered += u.delivered as i64;
-            }
+        let mut t = Totals::default();
+        for e in &sim.endpoints {
+            e.add_totals(&mut t);
         }
-        out.push(("total_timeouts".into(), Value::Int(timeouts as i64)));
-        out.push(("udp_sent".into(), Value::Int(sent)));
-        out.push(("udp_delivered".into(), Value::Int(delivered)));
+        out.push(("total_timeouts".into(), Value::Int(t.timeouts as i64)));
+        out.push(("udp_sent".into(), Value::Int(t.udp_sent as i64)));
+        out.push(("udp_delivered".into(), Value::Int(t.udp_delivered as i64)));
     }
-}
-
-fn cc_name(c: &Conn) -> String {
-    let cfg = c.sender().config();
-    let mut n = cfg.cc.name().to_string();
-    if cfg.sack {
-        n.push_str("+sack");
-    }
-    n
 }

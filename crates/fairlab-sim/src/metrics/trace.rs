@@ -13,8 +13,8 @@ impl Collector for Trace {
     fn table(&self, sim: &Simulation) -> Table {
         let (mut f, mut t, mut cw, mut ss) = (vec![], vec![], vec![], vec![]);
         let (mut sr, mut ro, mut rec, mut al) = (vec![], vec![], vec![], vec![]);
-        for (i, c) in sim.conns.iter().enumerate() {
-            let Some(rows) = &c.sender().trace else {
+        for (i, e) in sim.endpoints.iter().enumerate() {
+            let Some(rows) = e.trace() else {
                 continue;
             };
             for r in rows {

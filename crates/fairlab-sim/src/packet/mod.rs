@@ -25,6 +25,8 @@ pub type NodeId = u32;
 /// 1500-byte packets, the Ethernet MTU. Link-layer framing is not counted, so
 /// that "a 1500-byte packet occupies a 1 Gb/s wire for 12 µs".
 pub const TCP_IP_HEADER: u32 = 40;
+/// IPv4 (20) + UDP (8) header bytes.
+pub const UDP_IP_HEADER: u32 = 28;
 
 pub mod flags {
     pub const SYN: u8 = 1 << 0;
@@ -38,7 +40,8 @@ pub mod flags {
     pub const ECE: u8 = 1 << 5;
     /// Congestion Window Reduced, RFC 3168 (6.1.2): the sender reacted.
     pub const CWR: u8 = 1 << 6;
-    /// A UDP datagram (no TCP state; `conn` is its flow's id).
+    /// The IP protocol field says UDP (what a classifier such as the
+    /// priority discipline reads; nothing else depends on it).
     pub const UDP: u8 = 1 << 7;
 }
 
@@ -59,9 +62,11 @@ pub struct Packet {
     pub ts: Time,
     /// The timestamp echoed back (RFC 7323 TSecr), or [`NO_TS`].
     pub ts_echo: Time,
-    /// Connection index (the receiving socket, as a socket lookup by
-    /// 5-tuple would find it), or a UDP flow's id.
-    pub conn: u32,
+    /// The flow, one per direction of an endpoint: 2 x the endpoint's index
+    /// (among the simulation's endpoints: TCP connections, UDP flows...; the
+    /// one a socket lookup by 5-tuple would find) + the side that sent it
+    /// (0 the opener or sender, 1 the listener or receiver).
+    pub flow: u32,
     /// The node the destination address resolves to.
     pub dst: NodeId,
     /// The flow's hash ([`flow_hash`]), one per direction of a connection.
@@ -71,8 +76,9 @@ pub struct Packet {
     /// Advertised receive window in bytes.
     pub wnd: u32,
     pub flags: u8,
-    /// True when sent by the connection's passive (listening) side.
-    pub from_passive: bool,
+    /// Header bytes (IP and transport) before the payload: [`TCP_IP_HEADER`]
+    /// for a TCP segment, [`UDP_IP_HEADER`] for a UDP datagram.
+    pub header: u8,
     /// The segment a retransmission timeout sent (the ports table counts
     /// how many of these each port drops: starvation is made of their loss).
     pub timeout_rtx: bool,
@@ -85,14 +91,10 @@ pub struct Packet {
 }
 
 impl Packet {
-    /// Bytes on the wire: IP packet size.
+    /// Bytes on the wire: IP packet size, headers and payload.
     #[inline]
     pub fn size(&self) -> Bytes {
-        // A UDP datagram's `payload` is its whole IP packet size.
-        if self.flags & flags::UDP != 0 {
-            return Bytes(self.payload as u64);
-        }
-        Bytes((self.payload + TCP_IP_HEADER) as u64)
+        Bytes(self.payload as u64 + self.header as u64)
     }
     #[inline]
     pub fn is_data(&self) -> bool {
@@ -108,7 +110,7 @@ impl Packet {
             .iter()
             .map(move |&(s, e)| (self.ack + s as u64, self.ack + e as u64))
     }
-    /// A blank packet (tests and builders fill in what they need).
+    /// A blank TCP segment (tests and builders fill in what they need).
     pub fn blank() -> Packet {
         const _: () = assert!(std::mem::size_of::<Packet>() == 88);
         Packet {
@@ -116,27 +118,34 @@ impl Packet {
             ack: 0,
             ts: Time::ZERO,
             ts_echo: NO_TS,
-            conn: 0,
+            flow: 0,
             dst: 0,
             hash: 0,
             payload: 0,
             wnd: 0,
             flags: 0,
-            from_passive: false,
+            header: TCP_IP_HEADER as u8,
             timeout_rtx: false,
             sack_len: 0,
             sack: [(0, 0); MAX_SACK_BLOCKS],
             stamp: 0,
         }
     }
-    /// The flow this packet belongs to, one id per direction of a TCP
-    /// connection and per UDP flow (see `Simulation::flow_key`).
+    /// The flow this packet belongs to as an index, one per direction of
+    /// an endpoint (see [`Packet::flow`]).
     #[inline]
     pub fn flow_key(&self) -> usize {
-        if self.has(flags::UDP) {
-            self.conn as usize
-        } else {
-            self.conn as usize * 2 + self.from_passive as usize
-        }
+        self.flow as usize
+    }
+    /// The endpoint it belongs to (its index among the simulation's).
+    #[inline]
+    pub fn endpoint(&self) -> u32 {
+        self.flow >> 1
+    }
+    /// The side of its endpoint that sent it (0 the opener or sender, 1 the
+    /// listener or receiver).
+    #[inline]
+    pub fn side(&self) -> usize {
+        (self.flow & 1) as usize
     }
 }

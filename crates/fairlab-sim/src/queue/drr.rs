@@ -97,7 +97,7 @@ mod tests {
 
     fn pkt(flow: u32, payload: u32) -> Packet {
         Packet {
-            conn: flow,
+            flow,
             hash: crate::packet::flow_hash::fmix32(flow + 1),
             dst: 99,
             payload,
@@ -125,7 +125,7 @@ mod tests {
         let mut sent = [0u64; 2];
         for _ in 0..200 {
             let p = q.dequeue_pkt(Time::ZERO).unwrap();
-            sent[usize::from(p.conn != a)] += p.size().get();
+            sent[usize::from(p.flow != a)] += p.size().get();
         }
         let ratio = sent[0] as f64 / sent[1] as f64;
         assert!((ratio - 1.0).abs() < 0.05, "bytes {sent:?}");
@@ -147,7 +147,7 @@ mod tests {
         q.enqueue_pkt(pkt(b, 1460), Time::ZERO).unwrap();
         // The 11th packet belongs to b, but a is the longest: a loses one.
         let dropped = q.enqueue_pkt(pkt(b, 1460), Time::ZERO).unwrap_err();
-        assert_eq!(dropped.conn, a);
+        assert_eq!(dropped.flow, a);
         assert_eq!(q.packets(), 10);
     }
 }

@@ -291,7 +291,7 @@ mod tests {
 
     fn pkt(flow: u32, seq: u64) -> Packet {
         Packet {
-            conn: flow,
+            flow,
             hash: flow_hash::fmix32(flow + 1),
             dst: 1000,
             seq,
@@ -315,7 +315,7 @@ mod tests {
         }
         q.enqueue_pkt(pkt(f2, 0), Time::ZERO).unwrap();
         let order: Vec<u32> = std::iter::from_fn(|| q.dequeue_pkt(Time::ZERO))
-            .map(|p| p.conn)
+            .map(|p| p.flow)
             .collect();
         assert_eq!(order[0], 1);
         assert_eq!(order[1], f2);
@@ -418,7 +418,7 @@ mod tests {
                 let _ = q.enqueue_pkt(pkt(f as u32, next_seq[f]), now);
                 next_seq[f] += 1;
             } else if let Some(p) = q.dequeue_pkt(now) {
-                let f = p.conn as usize;
+                let f = p.flow as usize;
                 if last_out[f].is_some_and(|l| p.seq < l) {
                     bad = true;
                 }

@@ -86,7 +86,8 @@ mod tests {
             ..Packet::blank()
         };
         let udp = Packet {
-            payload: 1500,
+            payload: 1500 - crate::packet::UDP_IP_HEADER,
+            header: crate::packet::UDP_IP_HEADER as u8,
             flags: flags::UDP,
             ..Packet::blank()
         };

@@ -104,7 +104,7 @@ mod tests {
 
     fn pkt(flow: u32) -> Packet {
         Packet {
-            conn: flow,
+            flow,
             hash: crate::packet::flow_hash::fmix32(flow + 1),
             dst: 99,
             payload: 1460,
@@ -122,7 +122,7 @@ mod tests {
             q.enqueue_pkt(pkt(2), Time::ZERO).unwrap();
         }
         let order: Vec<u32> = (0..6)
-            .map(|_| q.dequeue_pkt(Time::ZERO).unwrap().conn)
+            .map(|_| q.dequeue_pkt(Time::ZERO).unwrap().flow)
             .collect();
         assert_eq!(order, vec![1, 2, 1, 2, 1, 2]);
     }
@@ -140,10 +140,10 @@ mod tests {
         }
         // The buffer is full: flow 2's arrival is kept, flow 1 loses one.
         let dropped = q.enqueue_pkt(pkt(2), Time::ZERO).unwrap_err();
-        assert_eq!(dropped.conn, 1);
+        assert_eq!(dropped.flow, 1);
         assert_eq!(q.packets(), 10);
         let served: Vec<u32> = std::iter::from_fn(|| q.dequeue_pkt(Time::ZERO))
-            .map(|p| p.conn)
+            .map(|p| p.flow)
             .collect();
         assert_eq!(served.iter().filter(|&&c| c == 2).count(), 3);
     }
@@ -165,14 +165,14 @@ mod tests {
             }
             for _ in 0..(round % 5) {
                 let p = q.dequeue_pkt(t).unwrap();
-                let f = p.conn as usize;
+                let f = p.flow as usize;
                 assert!(last[f].is_none_or(|l| p.seq > l), "flow {f} reordered");
                 last[f] = Some(p.seq);
             }
             t += Time::from_us(300);
         }
         while let Some(p) = q.dequeue_pkt(t) {
-            let f = p.conn as usize;
+            let f = p.flow as usize;
             assert!(last[f].is_none_or(|l| p.seq > l), "flow {f} reordered");
             last[f] = Some(p.seq);
         }

@@ -10,8 +10,8 @@ impl Simulation {
     /// the run can end.
     pub(super) fn after_workload_step(&mut self, w: u32) {
         let wi = w as usize;
-        let conns = &self.conns;
-        self.workloads[wi].after_step(&|c| conns[c as usize].timeouts());
+        let endpoints = &self.endpoints;
+        self.workloads[wi].after_step(&|c| endpoints[c as usize].timeouts());
         let wl = &self.workloads[wi];
         if wl.bounded() && wl.finished() && !self.counted[wi] {
             self.counted[wi] = true;
@@ -23,22 +23,14 @@ impl Simulation {
         let now = self.now();
         while let Some(a) = self.actions.pop() {
             match a {
-                AppAction::Connect { conn } if !self.handshake => {
-                    let cn = &mut self.conns[conn as usize];
-                    cn.opened = Some(now);
-                    cn.sock[0].open_established(now);
-                    cn.sock[1].open_established(now);
-                    let app = cn.app;
-                    let wl = &mut self.workloads[app.workload as usize];
-                    wl.on_established(app.index, true, now, &mut self.actions);
-                    wl.on_established(app.index, false, now, &mut self.actions);
-                }
                 AppAction::Connect { conn } => {
-                    let cn = &mut self.conns[conn as usize];
-                    cn.opened = Some(now);
-                    cn.sock[0].connect(now, &mut self.outbox);
-                    self.flush_outbox(conn, 0);
-                    self.sync_timer(conn, 0);
+                    let ep = &mut self.endpoints[conn as usize];
+                    let step = ep.open(now, self.handshake, &mut self.out);
+                    let app = ep.app();
+                    self.finish_step(conn, step);
+                    if step.reports() {
+                        self.report(conn, app, step, now);
+                    }
                 }
                 AppAction::Write {
                     conn,
@@ -46,9 +38,13 @@ impl Simulation {
                     bytes,
                 } => {
                     let side = usize::from(passive);
-                    self.conns[conn as usize].sock[side].write(now, bytes, &mut self.outbox);
-                    self.flush_outbox(conn, side);
-                    self.sync_timer(conn, side);
+                    let ep = &mut self.endpoints[conn as usize];
+                    let step = ep.write(now, side, bytes, &mut self.out);
+                    let app = ep.app();
+                    self.finish_step(conn, step);
+                    if step.reports() {
+                        self.report(conn, app, step, now);
+                    }
                 }
                 AppAction::WakeUp {
                     workload,

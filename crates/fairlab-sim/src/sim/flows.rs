@@ -1,29 +1,18 @@
-//! Naming flows: UDP flow ids after the TCP flow keys, every flow's
-//! 5-tuple and hash, and per-flow reordering tables where a port's
-//! discipline can reorder.
+//! Naming flows: every endpoint's 5-tuple and hashes, and per-flow
+//! reordering tables where a port's discipline can reorder.
 
 use super::{Simulation, LISTEN_PORT, RNG_FLOW_HASH, RNG_PORTS};
 use crate::engine::Rng;
 use crate::net::{Network, NodeId, NodeKind};
-use crate::packet::{Addr, FiveTuple, FlowHasher, Protocol, EPHEMERAL_PORTS};
-use crate::workload::Workload;
+use crate::packet::{Addr, FiveTuple, FlowHasher, EPHEMERAL_PORTS};
 
 impl Simulation {
-    /// Registers the UDP flows (their ids follow the TCP flow keys), names
-    /// every flow (5-tuple and flow hash, see [`Simulation::name_flows`]) and
-    /// turns on reordering checks at switch ports whose discipline can
-    /// reorder (a FIFO cannot: it needs no per-flow table).
+    /// Names every flow (5-tuple and flow hash, see
+    /// [`Simulation::name_flows`]) and turns on reordering checks at switch
+    /// ports whose discipline can reorder (a FIFO cannot: it needs no
+    /// per-flow table), one entry per direction of each endpoint.
     pub fn index_flows(&mut self) {
-        let base = 2 * self.conns.len();
-        let mut udp = Vec::new();
-        for (i, w) in self.workloads.iter().enumerate() {
-            if let Workload::Udp(u) = w {
-                debug_assert_eq!(u.flow as usize, base + udp.len());
-                udp.push(i as u32);
-            }
-        }
-        let keys = base + udp.len();
-        self.udp_of_flow = udp;
+        let keys = 2 * self.endpoints.len();
         self.name_flows();
         for p in &mut self.net.ports {
             if self.net.nodes[p.node as usize].kind == NodeKind::Switch && p.queue.can_reorder() {
@@ -32,8 +21,8 @@ impl Simulation {
         }
     }
 
-    /// Gives every connection and UDP flow its 5-tuple and every direction
-    /// its flow hash. The opening side takes the next ephemeral port of its
+    /// Gives every endpoint (connection, UDP flow...) its 5-tuple and every
+    /// direction its flow hash, in endpoint order. The opening side takes the next ephemeral port of its
     /// host (Linux's range, from a start drawn from the host's own seeded
     /// stream, then consecutive); the listening side is on [`LISTEN_PORT`].
     /// The hash key is the run's, so each seed places flows anew.
@@ -59,30 +48,16 @@ impl Simulation {
             p
         };
         let addr = |net: &Network, n: NodeId| -> Addr { net.addr(n) };
-        for c in &mut self.conns {
-            let (a, b) = c.sock[0].endpoints();
+        for ep in &mut self.endpoints {
+            let (a, b) = ep.hosts();
             let t = FiveTuple {
                 src: addr(&self.net, a),
                 dst: addr(&self.net, b),
                 sport: ephemeral(&self.net, a),
                 dport: LISTEN_PORT,
-                proto: Protocol::Tcp,
+                proto: ep.protocol(),
             };
-            c.sock[0].set_flow(t, hasher.hash(&t));
-            let r = t.reversed();
-            c.sock[1].set_flow(r, hasher.hash(&r));
-        }
-        for w in &mut self.workloads {
-            if let Workload::Udp(u) = w {
-                let t = FiveTuple {
-                    src: addr(&self.net, u.src),
-                    dst: addr(&self.net, u.dst),
-                    sport: ephemeral(&self.net, u.src),
-                    dport: LISTEN_PORT,
-                    proto: Protocol::Udp,
-                };
-                u.set_flow(t, hasher.hash(&t));
-            }
+            ep.set_flow(t, &hasher);
         }
     }
 }

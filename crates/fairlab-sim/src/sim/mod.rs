@@ -5,38 +5,38 @@
 //!   stopping) and the dispatch of each event to its job;
 //! * [`ports`]: the packet path through output ports (enqueue or drop, the
 //!   transmitter, forwarding at switches, queue samples);
-//! * [`tcp`]: TCP glue (connections, outboxes into the NIC, local drops,
-//!   one wake-up per socket, delivery to the receiving socket);
-//! * [`udp`]: UDP sources;
+//! * [`endpoints`]: the glue between transports and the rest, the same for
+//!   every kind of [`Endpoint`] (a step's wake-ups and outbox into the NIC,
+//!   local drops, delivery to the endpoint a packet's flow names, what a
+//!   step means passed on to its workload);
 //! * [`apps`]: workloads' actions and their bookkeeping after each step;
 //! * [`flows`]: naming flows (5-tuples, flow hashes, reordering tables);
 //! * [`slab`]: packets between places, behind 4-byte handles.
 //!
-//! A packet's path, as the code follows it: a socket emits it into the
+//! A packet's path, as the code follows it: an endpoint emits it into the
 //! outbox → `inject` puts it in the host's NIC queue (or hands it back:
-//! a local drop the socket hears of) → `start_tx` serializes it onto the
+//! a local drop the endpoint hears of) → `start_tx` serializes it onto the
 //! link and schedules its arrival one serialization plus one propagation
 //! delay later → at a switch, `forward` routes it into an output queue (or
-//! drops it) → at the destination host, `deliver` hands it to the socket.
+//! drops it) → at the destination host, `deliver` hands it to its endpoint.
 
 use crate::engine::{EventQueue, Rng};
 use crate::net::{Network, NodeId, NodeKind, PortId};
 use crate::packet::Packet;
-
+use crate::transport::{Endpoint, Outbox};
 use crate::units::Time;
 use crate::workload::{AppAction, Workload};
 use std::ops::ControlFlow;
 
 mod apps;
+mod endpoints;
 mod flows;
 mod ports;
 mod slab;
-mod tcp;
-mod udp;
 
+pub use crate::transport::Conn;
 use ports::{Tx, TxState};
 pub use slab::PacketSlab;
-pub use tcp::Conn;
 
 /// The port every workload's server side listens on (iperf's default).
 pub const LISTEN_PORT: u16 = 5001;
@@ -51,8 +51,8 @@ pub enum Event {
     TxDone(PortId),
     /// Packet `pkt` (in the packet slab) reaches the far end of `port`'s link.
     Arrive { port: PortId, pkt: u32 },
-    /// A wake-up for one side of a connection (0 active, 1 passive).
-    Timer { conn: u32, side: u8 },
+    /// A wake-up endpoint `endpoint` asked for; what `token` means is its own.
+    Timer { endpoint: u32, token: u32 },
     /// A workload starts.
     Start { workload: u32 },
     /// A workload's own timer.
@@ -61,8 +61,6 @@ pub enum Event {
     Sample,
     /// Host `host` hands a packet (in the slab) to its NIC after its processing jitter.
     HostTx { host: NodeId, pkt: u32 },
-    /// A UDP source sends its next datagram.
-    UdpSend { workload: u32 },
 }
 
 // Heap entries are a 16-byte key and the event: keep events at 12 bytes.
@@ -71,7 +69,7 @@ const _: () = assert!(std::mem::size_of::<Event>() == 12);
 /// Whole-run packet counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counters {
-    /// Packets handed to a host NIC by a socket.
+    /// Packets handed to a host NIC by an endpoint.
     pub packets_sent: u64,
     pub data_packets_sent: u64,
     /// Link traversals started (one per packet per hop).
@@ -89,7 +87,7 @@ pub struct Counters {
 #[derive(Clone, Debug, Default)]
 pub struct Series {
     pub throughput_bin: Option<Time>,
-    /// Per connection: payload bytes delivered to the data receiver per bin.
+    /// Per endpoint: payload bytes delivered to the data receiver per bin.
     pub flow_bins: Vec<Vec<u64>>,
     pub queue_sample: Option<Time>,
     /// (time, port, bytes, packets)
@@ -98,7 +96,8 @@ pub struct Series {
 
 pub struct Simulation {
     pub net: Network,
-    pub conns: Vec<Conn>,
+    /// TCP connections, UDP flows...: packets name theirs by index.
+    pub endpoints: Vec<Endpoint>,
     pub workloads: Vec<Workload>,
     pub events: EventQueue<Event>,
     pub packets: PacketSlab,
@@ -110,7 +109,7 @@ pub struct Simulation {
     pub stop_at: Option<Time>,
     pub seed: u64,
     pub profile: &'static str,
-    outbox: Vec<Packet>,
+    out: Outbox,
     /// Packets of the outbox being flushed that the host's queue refused.
     refused: Vec<Packet>,
     actions: Vec<AppAction>,
@@ -121,8 +120,6 @@ pub struct Simulation {
     jitter: Time,
     host_rng: Vec<Rng>,
     host_release: Vec<Time>,
-    /// Workload of each UDP flow, by flow id - 2 x connections.
-    udp_of_flow: Vec<u32>,
     /// Connections open with a three-way handshake (else established at once).
     pub handshake: bool,
 }
@@ -130,7 +127,7 @@ pub struct Simulation {
 impl Simulation {
     pub fn new(
         net: Network,
-        conns: Vec<Conn>,
+        endpoints: Vec<Endpoint>,
         workloads: Vec<Workload>,
         stop_at: Option<Time>,
         seed: u64,
@@ -148,7 +145,7 @@ impl Simulation {
         let workloads_len = workloads.len();
         let mut series = series;
         if series.throughput_bin.is_some() {
-            series.flow_bins = vec![Vec::new(); conns.len()];
+            series.flow_bins = vec![Vec::new(); endpoints.len()];
         }
         Simulation {
             tx: net
@@ -162,7 +159,7 @@ impl Simulation {
                 })
                 .collect(),
             net,
-            conns,
+            endpoints,
             workloads,
             events,
             packets: PacketSlab::default(),
@@ -171,7 +168,7 @@ impl Simulation {
             stop_at,
             seed,
             profile,
-            outbox: Vec::with_capacity(64),
+            out: Outbox::with_capacity(64),
             refused: Vec::new(),
             actions: Vec::with_capacity(64),
             end: Time::ZERO,
@@ -180,7 +177,6 @@ impl Simulation {
             jitter: Time::ZERO,
             host_rng: Vec::new(),
             host_release: Vec::new(),
-            udp_of_flow: Vec::new(),
             handshake: true,
         }
     }
@@ -281,13 +277,7 @@ impl Simulation {
                     self.deliver(pkt);
                 }
             }
-            Event::Timer { conn, side } => self.on_timer(conn, side as usize),
-            Event::Start { workload }
-                if matches!(self.workloads[workload as usize], Workload::Udp(_)) =>
-            {
-                self.udp_send(workload);
-            }
-            Event::UdpSend { workload } => self.udp_send(workload),
+            Event::Timer { endpoint, token } => self.on_timer(endpoint, token),
             Event::Start { workload } => {
                 let now = self.now();
                 self.workloads[workload as usize].start(now, &mut self.actions);

@@ -177,7 +177,7 @@ impl Simulation {
         let _ = self.enqueue(out, id);
     }
 
-    /// A socket on host `host` emits a packet; gives it back if the host's
+    /// An endpoint on host `host` emits a packet; gives it back if the host's
     /// transmit queue refused it at once.
     #[inline]
     pub(super) fn inject(&mut self, host: NodeId, pkt: Packet) -> Result<(), Packet> {

@@ -551,7 +551,7 @@ impl Estimate {
                 how: format!("{queues} NIC transmit queues"),
             });
         }
-        let keys = conns.saturating_mul(2).saturating_add(udp_flows);
+        let keys = conns.saturating_add(udp_flows).saturating_mul(2);
         est.memory.push(Term {
             value: STAMP_BYTES
                 .saturating_mul(switch_ports)

@@ -11,25 +11,18 @@ mod udp;
 pub use bulk::Bulk;
 pub use incast::{Incast, RoundRecord};
 pub use short::ShortFlows;
-pub use udp::{Arrivals, Udp};
+pub use udp::Udp;
 
+pub use crate::transport::ConnApp;
 use crate::units::Time;
-
-/// The workload a connection belongs to and its place in it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ConnApp {
-    pub workload: u32,
-    /// Server index within an incast workload, flow index within a short
-    /// workload; 0 for a bulk flow.
-    pub index: u32,
-}
 
 /// What a workload asks the simulator to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AppAction {
-    /// Open connection `conn` (its active side sends a SYN).
+    /// Open endpoint `conn` (a connection's active side sends a SYN, a UDP
+    /// flow starts sending).
     Connect { conn: u32 },
-    /// The application on one side of `conn` writes `bytes`.
+    /// The application on one side of endpoint `conn` writes `bytes`.
     Write {
         conn: u32,
         passive: bool,
@@ -123,7 +116,7 @@ impl Workload {
             Workload::Incast(w) => w.start(now, acts),
             Workload::Bulk(w) => w.start(now, acts),
             Workload::Short(w) => w.start(now, acts),
-            Workload::Udp(_) => {}
+            Workload::Udp(w) => w.start(acts),
         }
     }
     pub fn on_established(

@@ -19,8 +19,9 @@ use crate::spec::{
 };
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{TcpConfig, TcpSocket, TimerClock};
+use crate::transport::{Arrivals, Endpoint, UdpFlow};
 use crate::units::{Bytes, Time};
-use crate::workload::{Arrivals, Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
+use crate::workload::{Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
 
 fn buffer(b: Buffer) -> BufferLimit {
     match b {
@@ -381,42 +382,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     &mut Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
                 )));
             }
-            // UDP flows need the final connection count for their ids: below.
-            WorkloadSpec::Udp(w) => workloads.push(Workload::Udp(Udp::new(
-                id,
-                0,
-                0,
-                0,
-                w.rate,
-                Bytes(0),
-                Arrivals::Poisson,
-                start,
-                Rng::new(0),
-            ))),
+            // UDP flows are endpoints after the connections: below.
+            WorkloadSpec::Udp(_) => workloads.push(Workload::Udp(Udp::new(u32::MAX, start))),
         }
-    }
-    let mut udp_no = 0u32;
-    for (wi, w) in sc.workloads.iter().enumerate() {
-        let WorkloadSpec::Udp(w) = w else {
-            continue;
-        };
-        let arrivals = match w.arrivals.unwrap_or(SpecArrivals::Poisson) {
-            SpecArrivals::Periodic => Arrivals::Periodic,
-            SpecArrivals::Poisson => Arrivals::Poisson,
-        };
-        workloads[wi] = Workload::Udp(Udp::new(
-            wi as u32,
-            node(&w.src),
-            node(&w.dst),
-            2 * conns.len() as u32 + udp_no,
-            w.rate,
-            w.packet_size
-                .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET),
-            arrivals,
-            w.start.unwrap_or(Time::ZERO),
-            Rng::stream(seed, &[RNG_UDP, wi as u64]),
-        ));
-        udp_no += 1;
     }
     if sc.metrics.trace {
         // A set: the list may be as long as the connections.
@@ -433,6 +401,34 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             }
         }
     }
+    // Endpoints: the connections (ids 0.., as the flows table numbers
+    // them), then the UDP flows in workload order.
+    let mut endpoints: Vec<Endpoint> = conns.into_iter().map(Endpoint::Tcp).collect();
+    for (wi, w) in sc.workloads.iter().enumerate() {
+        let WorkloadSpec::Udp(w) = w else {
+            continue;
+        };
+        let arrivals = match w.arrivals.unwrap_or(SpecArrivals::Poisson) {
+            SpecArrivals::Periodic => Arrivals::Periodic,
+            SpecArrivals::Poisson => Arrivals::Poisson,
+        };
+        let e = endpoints.len() as u32;
+        endpoints.push(Endpoint::Udp(UdpFlow::new(
+            ConnApp {
+                workload: wi as u32,
+                index: 0,
+            },
+            e,
+            node(&w.src),
+            node(&w.dst),
+            w.rate,
+            w.packet_size
+                .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET),
+            arrivals,
+            Rng::stream(seed, &[RNG_UDP, wi as u64]),
+        )));
+        workloads[wi] = Workload::Udp(Udp::new(e, w.start.unwrap_or(Time::ZERO)));
+    }
     let series = Series {
         throughput_bin: sc.metrics.throughput_bin,
         queue_sample: sc.metrics.queue_sample,
@@ -440,7 +436,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     };
     let mut sim = Simulation::new(
         net,
-        conns,
+        endpoints,
         workloads,
         sc.duration,
         seed,
@@ -485,7 +481,8 @@ mod tests {
 
     #[test]
     fn a_connection_fits_the_memory_the_limits_count_for_it() {
-        let conn = std::mem::size_of::<Conn>() as u64;
+        // As the simulation holds it: an endpoint.
+        let conn = std::mem::size_of::<Endpoint>() as u64;
         assert!(conn <= crate::spec::limits::CONN_BYTES / 2, "{conn} bytes");
     }
 }

@@ -26,7 +26,7 @@ fn from_peer(seq: u64, ack: u64, payload: u32, fl: u8) -> Packet {
         payload,
         wnd: 64 << 10,
         flags: fl,
-        from_passive: true,
+        flow: 1,
         ..Packet::blank()
     }
 }
@@ -230,7 +230,7 @@ fn delayed_ack_every_second_segment_or_after_timeout() {
     let mut out = Vec::new();
     let mut r = TcpSocket::new(c, 0, 0, 1, true);
     let syn = Packet {
-        from_passive: false,
+        flow: 0,
         ..from_peer(0, 0, 0, flags::SYN)
     };
     r.on_segment(Time::ZERO, &syn, &mut out);
@@ -265,7 +265,7 @@ fn out_of_order_segment_is_acked_at_once_and_hole_fill_delivers_all() {
     let mut out = Vec::new();
     let mut r = TcpSocket::new(c, 0, 0, 1, true);
     let syn = Packet {
-        from_passive: false,
+        flow: 0,
         ..from_peer(0, 0, 0, flags::SYN)
     };
     r.on_segment(Time::ZERO, &syn, &mut out);
@@ -464,7 +464,7 @@ fn receiver_echoes_timestamp_and_reports_sack_blocks_most_recent_first() {
     let mut out = Vec::new();
     let mut r = TcpSocket::new(c, 0, 0, 1, true);
     let syn = Packet {
-        from_passive: false,
+        flow: 0,
         ..from_peer(0, 0, 0, flags::SYN)
     };
     r.on_segment(Time::ZERO, &syn, &mut out);

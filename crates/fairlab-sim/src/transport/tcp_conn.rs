@@ -1,0 +1,163 @@
+//! A TCP connection as an endpoint: both sockets, the workload it serves,
+//! one pending wake-up per socket (token = side), segments handed to the
+//! receiving socket, local drops reported back to the sender.
+
+use super::{ConnApp, FlowRecord, Outbox, Step};
+use crate::packet::{FiveTuple, FlowHasher, Packet};
+use crate::transport::tcp::TcpSocket;
+use crate::units::Time;
+
+/// A TCP connection: both endpoints and the workload it serves.
+#[derive(Clone, Debug)]
+pub struct Conn {
+    /// `[active opener, passive listener]`.
+    pub sock: [TcpSocket; 2],
+    timer_at: [Option<Time>; 2],
+    pub app: ConnApp,
+    /// Which side sends the bulk of the data (1 = passive: incast servers).
+    pub data_side: usize,
+    pub opened: Option<Time>,
+}
+
+impl Conn {
+    pub fn new(active: TcpSocket, passive: TcpSocket, app: ConnApp, data_side: usize) -> Conn {
+        Conn {
+            sock: [active, passive],
+            timer_at: [None, None],
+            app,
+            data_side,
+            opened: None,
+        }
+    }
+    pub fn sender(&self) -> &TcpSocket {
+        &self.sock[self.data_side]
+    }
+    pub fn receiver(&self) -> &TcpSocket {
+        &self.sock[1 - self.data_side]
+    }
+    pub fn timeouts(&self) -> u64 {
+        self.sock[0].stats.timeouts + self.sock[1].stats.timeouts
+    }
+
+    /// Names both directions: `t` is the opener's 5-tuple.
+    pub(super) fn set_flow(&mut self, t: FiveTuple, hasher: &FlowHasher) {
+        self.sock[0].set_flow(t, hasher.hash(&t));
+        let r = t.reversed();
+        self.sock[1].set_flow(r, hasher.hash(&r));
+    }
+
+    /// The application opens the connection: the opener sends its SYN, or
+    /// without a handshake both sides are established at once.
+    pub(super) fn open(&mut self, now: Time, handshake: bool, out: &mut Outbox) -> Step {
+        self.opened = Some(now);
+        if !handshake {
+            self.sock[0].open_established(now);
+            self.sock[1].open_established(now);
+            return Step {
+                opened: 0b11,
+                ..Step::NONE
+            };
+        }
+        self.sock[0].connect(now, &mut out.packets);
+        out.host = self.sock[0].endpoints().0;
+        Step {
+            side: 0,
+            sync: true,
+            ..Step::NONE
+        }
+    }
+
+    pub(super) fn write(&mut self, now: Time, side: usize, bytes: u64, out: &mut Outbox) -> Step {
+        self.sock[side].write(now, bytes, &mut out.packets);
+        out.host = self.sock[side].endpoints().0;
+        Step {
+            side: side as u8,
+            sync: true,
+            ..Step::NONE
+        }
+    }
+
+    /// A segment reaches the receiving socket (the side that did not send it).
+    #[inline]
+    pub(super) fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Outbox) -> Step {
+        let side = 1 - pkt.side();
+        let outcome = self.sock[side].on_segment(now, pkt, &mut out.packets);
+        out.host = self.sock[side].endpoints().0;
+        Step {
+            side: side as u8,
+            sync: true,
+            opened: u8::from(outcome.established) << side,
+            delivered: outcome.delivered,
+            data: side != self.data_side,
+            aborted: false,
+        }
+    }
+
+    /// Side `token`'s wake-up: its RTO or delayed-ACK deadline, unless an
+    /// earlier wake-up superseded it.
+    pub(super) fn on_timer(&mut self, now: Time, token: u32, out: &mut Outbox) -> Step {
+        let side = token as usize;
+        if self.timer_at[side] != Some(now) {
+            return Step::NONE; // superseded by an earlier wake-up that already ran
+        }
+        self.timer_at[side] = None;
+        self.sock[side].on_timer(now, &mut out.packets);
+        out.host = self.sock[side].endpoints().0;
+        Step {
+            side: side as u8,
+            sync: true,
+            aborted: self.sock[side].aborted(),
+            ..Step::NONE
+        }
+    }
+
+    /// The sender's host refused a segment it emitted.
+    #[inline]
+    pub(super) fn on_local_drop(&mut self, now: Time, pkt: &Packet) {
+        self.sock[pkt.side()].on_local_drop(now, pkt);
+    }
+
+    /// Keeps exactly one useful wake-up pending per socket (see `engine::queue`).
+    #[inline]
+    pub(super) fn after_send(&mut self, now: Time, side: usize, out: &mut Outbox) {
+        if let Some(d) = self.sock[side].next_deadline() {
+            match self.timer_at[side] {
+                Some(t) if t <= d => {}
+                _ => {
+                    let d = d.max(now);
+                    self.timer_at[side] = Some(d);
+                    out.wake.push((d, side as u32));
+                }
+            }
+        }
+    }
+
+    /// The flows table's row, seen from the data sender.
+    pub(super) fn flow_record(&self, end: Time) -> FlowRecord {
+        let (s, r) = (self.sender(), self.receiver());
+        let cfg = s.config();
+        let mut cc = cfg.cc.name().to_string();
+        if cfg.sack {
+            cc.push_str("+sack");
+        }
+        FlowRecord {
+            cc,
+            aborted: self.sock[0].aborted() || self.sock[1].aborted(),
+            src: s.endpoints().0,
+            dst: r.endpoints().0,
+            opened: self.opened,
+            bytes_delivered: r.stats.bytes_received,
+            segments_sent: s.stats.data_segments_sent,
+            retransmits: s.stats.retransmits,
+            fast_retransmits: s.stats.fast_retransmits,
+            timeouts: s.stats.timeouts,
+            ecn_reductions: s.stats.ecn_reductions,
+            longest_silence: s.longest_silence_at(end),
+            final_cwnd: s.cwnd(),
+            srtt: s.srtt(),
+            rto: s.rto(),
+            local_drops: s.stats.local_drops,
+            tuple: s.tuple().expect("every flow is named"),
+        }
+    }
+}
