@@ -5,7 +5,7 @@ from __future__ import annotations
 import errno
 import json
 import math
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,20 +25,30 @@ class Tables(Mapping[str, "pd.DataFrame"]):
 
     The core hands over Arrow tables; converting all of them to pandas cost
     more than a short simulation itself (an incast sweep's 24 runs: 0.06 of
-    0.21 s), and most callers read one or two.
+    0.21 s), and most callers read one or two. A table may also be given as a
+    function that returns it (a stored run's Parquet, read when first used).
     """
 
-    def __init__(self, tables: Mapping[str, pa.Table | pd.DataFrame]) -> None:
+    def __init__(
+        self, tables: Mapping[str, pa.Table | pd.DataFrame | Callable[[], pa.Table]]
+    ) -> None:
         self._raw = dict(tables)
         self._frames: dict[str, pd.DataFrame] = {}
 
     def __getitem__(self, name: str) -> pd.DataFrame:
         df = self._frames.get(name)
         if df is None:
-            raw = self._raw[name]
+            raw = self.arrow(name)
             df = raw if _is_dataframe(raw) else _dataframe(raw)
             self._frames[name] = df
         return df
+
+    def arrow(self, name: str) -> pa.Table | pd.DataFrame:
+        """Table ``name`` as the core or the file gave it (Arrow), unconverted."""
+        raw = self._raw[name]
+        if callable(raw):
+            raw = self._raw[name] = raw()
+        return raw
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._raw)
@@ -61,6 +71,8 @@ class Result:
     summary: dict[str, Any]
     tables: Mapping[str, pd.DataFrame] = field(repr=False)
     scenario: dict[str, Any] = field(repr=False)
+    #: The run's files once encoded (see ``files``).
+    _files: dict[str, bytes] | None = field(default=None, repr=False, compare=False)
 
     @classmethod
     def from_core(cls, raw: dict[str, Any]) -> Result:
@@ -71,20 +83,38 @@ class Result:
 
     @classmethod
     def from_parquet(cls, directory: str | Path) -> Result:
-        """Reads back a run that :meth:`to_parquet` wrote into ``directory``."""
-        import pyarrow.parquet as pq
-
+        """Reads back a run that :meth:`to_parquet` wrote into ``directory``, or a
+        stored run (``STORE/runs/<key>``); tables are read when first used."""
         d = Path(directory)
         if not d.is_dir():
             raise FileNotFoundError(errno.ENOENT, "no such directory", str(d))
         names = [n for n in TABLES if (d / f"{n}.parquet").exists()]
-        names += sorted(p.stem for p in d.glob("*.parquet") if p.stem not in TABLES)
-        tables = Tables({n: pq.read_table(d / f"{n}.parquet") for n in names})
+        names += sorted(
+            p.stem for p in d.glob("*.parquet") if p.stem not in TABLES and p.name[0] != "."
+        )
+        tables = Tables({n: _parquet_reader(d / f"{n}.parquet") for n in names})
         return cls(
             summary=json.loads((d / "summary.json").read_text()),
             tables=tables,
             scenario=json.loads((d / "scenario.json").read_text()),
         )
+
+    @classmethod
+    def from_files(cls, files: Mapping[str, bytes]) -> Result:
+        """A run from its files' contents (see :meth:`files`); tables decoded when used."""
+        names = [n for n in TABLES if f"{n}.parquet" in files]
+        names += sorted(
+            n.removesuffix(".parquet")
+            for n in files
+            if n.endswith(".parquet") and n.removesuffix(".parquet") not in TABLES
+        )
+        res = cls(
+            summary=json.loads(files["summary.json"]),
+            tables=Tables({n: _parquet_reader(files[f"{n}.parquet"]) for n in names}),
+            scenario=json.loads(files["scenario.json"]),
+        )
+        res._files = dict(files)
+        return res
 
     @property
     def flows(self) -> pd.DataFrame:
@@ -114,15 +144,34 @@ class Result:
     def digest(self) -> str:
         return str(self.summary["digest"])
 
-    def to_parquet(self, directory: str | Path) -> Path:
-        """Writes each table as ``<name>.parquet`` plus summary.json and scenario.json."""
-        out = Path(directory)
-        out.mkdir(parents=True, exist_ok=True)
-        for name, df in self.tables.items():
-            df.to_parquet(out / f"{name}.parquet", index=False)
-        (out / "summary.json").write_text(json.dumps(self.summary, indent=2, default=str) + "\n")
-        (out / "scenario.json").write_text(json.dumps(self.scenario, indent=2) + "\n")
-        return out
+    def files(self) -> dict[str, bytes]:
+        """The run's files, as :meth:`to_parquet` writes them: ``<table>.parquet``
+        for every table, ``summary.json`` and ``scenario.json``.
+
+        The same run always gives the same bytes (the store relies on it)."""
+        if self._files is None:
+            files = {f"{name}.parquet": _parquet_bytes(self.tables, name) for name in self.tables}
+            files["summary.json"] = (
+                json.dumps(self.summary, indent=2, default=str) + "\n"
+            ).encode()
+            files["scenario.json"] = (json.dumps(self.scenario, indent=2) + "\n").encode()
+            self._files = files
+        return self._files
+
+    def to_parquet(self, directory: str | Path, labels: Mapping[str, Any] | None = None) -> Path:
+        """Writes the run into ``directory``: each table as ``<name>.parquet``,
+        summary.json, scenario.json, and last run.json (fairlab version, seed,
+        store key, ``labels``, each file's size and SHA-256). Each file is
+        written to a temporary name, fsynced and renamed into place."""
+        from . import _core
+        from .store import manifest, run_key, write_run_dir
+
+        files = self.files()
+        seed = int(self.summary["seed"])
+        version = _core.__version__
+        key = run_key(json.dumps(self.scenario), seed, version)
+        run_json = manifest(files, key=key, seed=seed, version=version, labels=[dict(labels or {})])
+        return write_run_dir(directory, files, run_json)
 
     def summary_text(self) -> str:
         """A human-readable summary, as `fairlab run` prints it."""
@@ -180,6 +229,33 @@ def _arrow_table(columns: list[tuple[str, str, int, tuple[Any, ...]]]) -> pa.Tab
         for _, kind, rows, buffers in columns
     ]
     return pa.Table.from_arrays(arrays, names=[name for name, *_ in columns])
+
+
+def _parquet_reader(source: Path | bytes) -> Callable[[], pa.Table]:
+    """A function that reads one table from a Parquet file or its bytes."""
+
+    def read() -> pa.Table:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        src = pa.BufferReader(source) if isinstance(source, bytes) else str(source)
+        # ParquetFile.read: a fifth of read_table's cost on small tables (no dataset layer).
+        return pq.ParquetFile(src).read(use_threads=False)
+
+    return read
+
+
+def _parquet_bytes(tables: Mapping[str, Any], name: str) -> bytes:
+    """One table as Parquet bytes, from its Arrow form when it has one."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    raw = tables.arrow(name) if isinstance(tables, Tables) else tables[name]
+    if _is_dataframe(raw):
+        raw = pa.Table.from_pandas(raw, preserve_index=False)
+    sink = pa.BufferOutputStream()
+    pq.write_table(raw, sink)
+    return sink.getvalue().to_pybytes()
 
 
 def _dataframe(table: pa.Table) -> pd.DataFrame:

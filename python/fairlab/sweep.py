@@ -1,16 +1,15 @@
-"""Independent runs of a sweep, on a local process pool.
+"""A sweep as a table: jobs (coordinates, scenario, seed) in, one row per run
+out, run by ``fairlab.runner`` (a local process pool or a Dask cluster).
 
-Results come back in submission order, so a sweep's table does not depend on
+Rows come back in submission order, so a sweep's table does not depend on
 which worker finished first; every run is itself deterministic.
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,69 +26,31 @@ class Job:
     keep: Sequence[str] = field(default_factory=tuple)
 
 
-def _run(job: Job) -> dict[str, Any]:
-    from . import simulate
-
-    res = simulate(job.scenario, seed=job.seed)
-    row = dict(job.params)
-    row.update(res.summary)
-    for name in job.keep:
-        row[name] = res.tables[name]
-    return row
-
-
-def _ignore_sigint() -> None:
-    # Ctrl-C reaches every process of the terminal's group: the parent
-    # handles it for the whole sweep (see _stop), not each worker on its own.
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-def _stop(pool: Any) -> None:
-    """Drops the queued runs and ends the running ones at once."""
-    if hasattr(pool, "terminate_workers"):  # Python 3.14
-        pool.terminate_workers()
-        return
-    # Before shutdown, which forgets the worker processes.
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    pool.shutdown(wait=False, cancel_futures=True)
-    for proc in procs:
-        proc.terminate()
-
-
 def run_jobs(
-    jobs: Sequence[Job], workers: int | None = None, progress: bool | None = None
+    jobs: Sequence[Job],
+    workers: int | None = None,
+    progress: bool | None = None,
+    *,
+    cluster: str | None = None,
+    store: str | Path | None = None,
 ) -> pd.DataFrame:
-    """Runs ``jobs`` (in parallel unless ``workers == 1``); one row per run.
+    """Runs ``jobs`` with ``fairlab.runner.run_tasks``; one row per run.
 
-    Each row holds the job's parameters followed by the run's summary.
+    Each row holds the job's parameters followed by the run's summary, and
+    the tables a job asks to ``keep``. ``workers``: local worker processes
+    (default: all cores); ``cluster``, ``store``: see ``run_tasks``.
     """
-    from concurrent.futures import ProcessPoolExecutor
-
     import pandas as pd
-    from tqdm import tqdm
 
-    if workers is None:
-        workers = os.cpu_count() or 1
-    if progress is None:
-        progress = sys.stderr.isatty()
-    bar = tqdm(total=len(jobs), disable=not progress or len(jobs) < 2, unit="run", file=sys.stderr)
+    from .runner import Task, run_tasks
+
+    tasks = [Task(j.scenario, j.seed, j.params) for j in jobs]
+    results = run_tasks(tasks, jobs=workers, cluster=cluster, store=store, progress=progress)
     rows: list[dict[str, Any]] = []
-    try:
-        if workers <= 1 or len(jobs) < 2:
-            for j in jobs:
-                rows.append(_run(j))
-                bar.update()
-        else:
-            with ProcessPoolExecutor(
-                max_workers=min(workers, len(jobs)), initializer=_ignore_sigint
-            ) as pool:
-                try:
-                    for row in pool.map(_run, jobs):
-                        rows.append(row)
-                        bar.update()
-                except KeyboardInterrupt:
-                    _stop(pool)
-                    raise
-    finally:
-        bar.close()
+    for job, res in zip(jobs, results, strict=True):
+        row = dict(job.params)
+        row.update(res.summary)
+        for name in job.keep:
+            row[name] = res.tables[name]
+        rows.append(row)
     return pd.DataFrame(rows)
