@@ -2,6 +2,8 @@
 
 fairlab run FILE.toml [--seed N] [--out DIR]
 fairlab incast [--servers 1,2,4,...] [--min-rto 200ms,5ms,200us] ...
+fairlab sweep FILE.toml --param PATH=V1,V2 [--param ...] [--seeds N] [--store DIR] ...
+fairlab results DIR [--where COL=VAL ...] [--export FILE.csv|FILE.parquet]
 fairlab bench [--quick]
 """
 
@@ -15,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from . import ScenarioError, load_scenario, simulate, validate
+from .runner import TasksFailed
 from .scenarios import incast as incast_scenario
 from .scenarios import resolve_resolution
 from .sweep import Job, run_jobs
@@ -238,7 +241,7 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
                     jobs.append(Job(params, sc, seed))
     for job in jobs:
         validate(job.scenario)
-    df = run_jobs(jobs, workers=args.jobs)
+    df = run_jobs(jobs, workers=args.jobs, cluster=args.cluster, store=args.store)
     df["goodput_mbps"] = df["incast_goodput_bps"] / 1e6
     df["timeouts"] = df["total_timeouts"]
     df["rounds"] = df["rounds_completed"]
@@ -309,6 +312,242 @@ def cmd_incast(args: argparse.Namespace) -> int:
         )
         plot_incast(agg, args.plot, title=title)
         print(f"plot written to {args.plot}", file=sys.stderr)
+    return 0
+
+
+#: Metrics a sweep table shows, when the runs have them (all are in --out).
+SWEEP_SHOWN = [
+    "incast_goodput_bps",
+    "flow_goodput_mean_bps",
+    "jain_index",
+    "total_timeouts",
+    "drops",
+]
+#: Every metric of a sweep table: the summary's measurements and the flows'.
+SWEEP_METRICS = [
+    "sim_end_s",
+    "events",
+    "packets_sent",
+    "data_packets_sent",
+    "packet_hops",
+    "drops",
+    "local_drops",
+    "rounds_completed",
+    "incast_goodput_bps",
+    "total_timeouts",
+    "udp_sent",
+    "udp_delivered",
+    "hcf_memory_bits",
+    "flow_goodput_mean_bps",
+    "flow_goodput_min_bps",
+    "jain_index",
+]
+
+
+def _seed_list(text: str | None) -> list[int] | None:
+    """--seeds: N (seeds 1 to N) or a list such as 1,5,9; None: the scenario's seed."""
+    if text is None:
+        return None
+    try:
+        if "," not in text:
+            n = int(text)
+            if n < 1:
+                raise ValueError
+            return list(range(1, n + 1))
+        seeds = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise UsageError(
+            f"--seeds: {text!r}; expected a count such as 3 (seeds 1 to 3) or a list such as 1,5,9"
+        ) from None
+    if not seeds or any(not 0 <= x < 2**64 for x in seeds):
+        raise UsageError(f"--seeds: {text!r}; expected seeds in [0, 2^64)")
+    return seeds
+
+
+def _fmt_metric(metric: str, mean: float, std: float) -> str:
+    from .sweep import metric_unit
+
+    scale, unit = metric_unit(metric)
+    if mean != mean:  # NaN
+        return "-"
+    text = f"{mean * scale:.1f}" if unit == "Mb/s" else f"{mean * scale:.4g}"
+    if std == std:
+        text += f" ± {std * scale:.1f}" if unit == "Mb/s" else f" ± {std * scale:.2g}"
+    return text
+
+
+def cmd_sweep(args: argparse.Namespace) -> int:
+    """The Cartesian product of --param values (and seeds) over one scenario file."""
+    from .runner import TasksFailed, run_tasks
+    from .sweep import parse_param, sweep_table, sweep_tasks
+
+    base = load_scenario(_scenario_file(args.file))
+    params = [parse_param(p) for p in args.param]
+    names = [p for p, _ in params]
+    seeds = _seed_list(args.seeds)
+    plot = None
+    if args.plot:
+        spec, plot_path = args.plot
+        metric, colon, param = spec.partition(":")
+        if not colon or metric not in SWEEP_METRICS or param not in names:
+            raise UsageError(
+                f"--plot {spec}: expected METRIC:PARAM with METRIC one of "
+                f"{', '.join(SWEEP_METRICS)} and PARAM one of the --param paths "
+                f"({', '.join(names) or 'none given'})"
+            )
+        _check_out_file(plot_path, "--plot")
+        plot = (metric, param, plot_path)
+    if args.out and Path(args.out).suffix not in (".csv", ".parquet"):
+        raise UsageError(f"--out: {args.out}; expected a .csv or .parquet file name")
+    _check_out_file(args.out, "--out")
+    store = None if args.no_store else args.store
+    if store is not None:
+        _check_out_dir(store, "--store")
+    tasks = sweep_tasks(base, params, seeds)
+    combos = len(tasks) // max(len(seeds or [None]), 1)
+    stored = ""
+    if store is not None:
+        from .store import Store
+
+        st = Store(store)
+        have = set(st.run_keys())
+        from .runner import _plan
+
+        n_have = sum(u.key in have for u in _plan(tasks)[0])
+        stored = f"; store {store}/ holds {n_have} of them"
+    print(
+        f"{len(tasks)} runs: {combos} parameter combinations x {len(seeds or [None])} "
+        f"seed(s){stored}",
+        file=sys.stderr,
+    )
+    failed: dict[int, str] = {}
+    try:
+        results = run_tasks(tasks, jobs=args.jobs, cluster=args.cluster, store=store)
+    except TasksFailed as e:
+        failed = e.failures
+        for i, why in sorted(failed.items()):
+            labels = " ".join(f"{k}={v}" for k, v in tasks[i].labels.items())
+            print(f"fairlab: run failed ({labels}): {why}", file=sys.stderr)
+        results = e.results
+    ok = [i for i, r in enumerate(results) if r is not None]
+    runs, summary = sweep_table([tasks[i] for i in ok], [results[i] for i in ok], names)
+    if args.format == "csv":
+        summary.to_csv(sys.stdout, index=False, float_format="%.6g")
+    else:
+        shown = [
+            m for m in SWEEP_SHOWN if f"{m}_mean" in summary and summary[f"{m}_mean"].notna().any()
+        ]
+        if plot and plot[0] not in shown:
+            shown.append(plot[0])
+        table = summary[[*names, "seeds"]].copy()
+        for m in shown:
+            from .sweep import metric_unit
+
+            _, unit = metric_unit(m)
+            table[f"{m} ({unit})"] = [
+                _fmt_metric(m, a, b)
+                for a, b in zip(summary[f"{m}_mean"], summary[f"{m}_std"], strict=True)
+            ]
+        name = base.get("name", Path(args.file).stem)
+        nseeds = len(seeds or [None])
+        print(f"sweep of {name}: mean" + (f" ± std over {nseeds} seeds" if nseeds > 1 else ""))
+        print(table.to_string(index=False))
+    if args.out:
+        if args.out.endswith(".parquet"):
+            summary.to_parquet(args.out, index=False)
+        else:
+            summary.to_csv(args.out, index=False)
+        print(f"summary table written to {args.out}", file=sys.stderr)
+    if plot:
+        from .plots import plot_sweep
+
+        plot_sweep(summary, plot[0], plot[1], names, plot[2], title=base.get("name"))
+        print(f"plot written to {plot[2]}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    """Lists, filters and exports the runs of a results store."""
+    import pandas as pd
+
+    from .store import MARKER, Store, check_run
+
+    root = Path(args.dir)
+    if not (root / MARKER).exists():
+        raise UsageError(f"{args.dir}: not a fairlab results store (no {MARKER})")
+    for opt in (args.export, args.table_out):
+        if opt and Path(opt).suffix not in (".csv", ".parquet"):
+            raise UsageError(f"{opt}: expected a .csv or .parquet file name")
+        _check_out_file(opt, "--export")
+    st = Store(root)
+    df = st.table()
+    labels = df.attrs.get("labels", [])
+    if args.verify:
+        bad = [k for k in st.run_keys() if check_run(st.path(k)) is not None]
+        for k in bad:
+            print(f"corrupt: {st.path(k)}: {check_run(st.path(k))}", file=sys.stderr)
+        if bad:
+            df = df[~df["key"].isin(bad)]
+    for cond in args.where:
+        col, eq, val = cond.partition("=")
+        if not eq or col not in df.columns:
+            cols = ", ".join(df.columns) if len(df) else "none: the store is empty"
+            raise UsageError(f"--where {cond}: expected COL=VALUE with COL one of {cols}")
+        c = df[col]
+        if pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c):
+            try:
+                num = float(val)
+            except ValueError:
+                raise UsageError(
+                    f"--where {cond}: {col} holds numbers; {val!r} is not one"
+                ) from None
+            df = df[c == num]
+        else:
+            df = df[c.astype(str) == val]
+    if args.export:
+        out = df.drop(columns=[]).reset_index(drop=True)
+        if args.export.endswith(".parquet"):
+            out.to_parquet(args.export, index=False)
+        else:
+            out.to_csv(args.export, index=False)
+        print(f"{len(out)} runs written to {args.export}", file=sys.stderr)
+    if args.table:
+        frames = []
+        for _, row in df.iterrows():
+            res = st.get(row["key"])
+            if args.table not in res.tables:
+                raise UsageError(
+                    f"--table {args.table}: not a table of the runs; expected one of "
+                    f"{', '.join(res.tables)}"
+                )
+            t = res.tables[args.table].copy()
+            for i, lab in enumerate(["key", *labels]):
+                t.insert(i, lab, row[lab])
+            frames.append(t)
+        tab = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if args.table_out is None:
+            tab.to_csv(sys.stdout, index=False, float_format="%.6g")
+        elif args.table_out.endswith(".parquet"):
+            tab.to_parquet(args.table_out, index=False)
+        else:
+            tab.to_csv(args.table_out, index=False)
+        return 0
+    if args.format == "csv":
+        df.to_csv(sys.stdout, index=False, float_format="%.6g")
+        return 0
+    if not len(df):
+        print(f"{args.dir}: no runs" + (" match" if args.where else ""))
+        return 0
+    shown = ["key", "name", *labels]
+    shown += [
+        m
+        for m in ("incast_goodput_bps", "total_timeouts", "drops", "sim_end_s")
+        if m in df and df[m].notna().any()
+    ]
+    view = df[[c for c in dict.fromkeys(shown) if c in df]].copy()
+    view["key"] = view["key"].str[:12]
+    print(f"{len(df)} runs in {args.dir}")
+    print(view.to_string(index=False, float_format=_fmt))
     return 0
 
 
@@ -624,10 +863,98 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument(
         "--jobs", type=_int_at_least(1), default=None, help="worker processes (default: all cores)"
     )
+    i.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run on this Dask scheduler (tcp://HOST:8786) instead of local processes",
+    )
+    i.add_argument(
+        "--store", metavar="DIR", help="results store: keep every run there, skip stored ones"
+    )
     i.add_argument("--format", choices=["table", "csv"], default="table")
     i.add_argument("--plot", help="write goodput vs servers to this PNG")
     i.add_argument("--out", help="write the sweep table as Parquet into this directory")
     i.set_defaults(func=cmd_incast)
+
+    sw = sub.add_parser(
+        "sweep",
+        help="one scenario over the Cartesian product of field values and seeds",
+        description="Runs SCENARIO once per combination of --param values and seed, on "
+        "local processes or a Dask cluster, keeps every run in a results store (a rerun "
+        "skips what is stored), and prints the mean and standard deviation over seeds.",
+    )
+    sw.add_argument("file", help="scenario TOML file")
+    sw.add_argument(
+        "--param",
+        action="append",
+        default=[],
+        metavar="PATH=V1,V2,...",
+        help="a field by its path and the values it takes, e.g. topology.rate=1Gbps,10Gbps, "
+        "workload.0.servers=4,8, queue.limit=32KiB,64KiB (values as in TOML; repeatable)",
+    )
+    sw.add_argument(
+        "--seeds",
+        help="N: seeds 1 to N; or a list such as 1,5,9 (default: the scenario's seed)",
+    )
+    sw.add_argument(
+        "--store",
+        default="fairlab-store",
+        metavar="DIR",
+        help="results store directory (default %(default)s)",
+    )
+    sw.add_argument("--no-store", action="store_true", help="keep no run on disk")
+    sw.add_argument(
+        "--jobs", type=_int_at_least(1), default=None, help="worker processes (default: all cores)"
+    )
+    sw.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run on this Dask scheduler (tcp://HOST:8786) instead of local processes",
+    )
+    sw.add_argument(
+        "--out", metavar="FILE", help="write the summary table to FILE.csv or FILE.parquet"
+    )
+    sw.add_argument(
+        "--format", choices=["table", "csv"], default="table", help="what to print (table)"
+    )
+    sw.add_argument(
+        "--plot",
+        nargs=2,
+        metavar=("METRIC:PARAM", "OUT.png"),
+        help="plot METRIC (e.g. incast_goodput_bps) against the --param PARAM, error bars "
+        "over seeds",
+    )
+    sw.set_defaults(func=cmd_sweep)
+
+    rs = sub.add_parser(
+        "results",
+        help="list, filter and export the runs of a results store",
+        description="One row per stored run (and label set): key, labels, summary.",
+    )
+    rs.add_argument("dir", help="results store directory (fairlab sweep --store)")
+    rs.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="COL=VALUE",
+        help="keep rows whose column equals VALUE (repeatable: all must hold)",
+    )
+    rs.add_argument(
+        "--export", metavar="FILE", help="write the rows (every column) to FILE.csv or .parquet"
+    )
+    rs.add_argument(
+        "--table",
+        help="print one result table (flows, rounds, ports, ...) of every selected run, "
+        "with its key and labels, as CSV",
+    )
+    rs.add_argument(
+        "--table-out", metavar="FILE", help="write --table to FILE.csv or .parquet instead"
+    )
+    rs.add_argument(
+        "--verify", action="store_true", help="check every run's files against its run.json"
+    )
+    rs.add_argument("--format", choices=["table", "csv"], default="table")
+    rs.set_defaults(func=cmd_results)
 
     t = sub.add_parser("trace", help="cwnd, ssthresh, SRTT and RTO of one flow over time")
     t.add_argument("file", help="scenario TOML file")
@@ -691,6 +1018,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("fairlab: interrupted", file=sys.stderr)
         return 130
+    except TasksFailed as e:
+        print(f"fairlab: error: {e}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         return 0
     except FileNotFoundError as e:

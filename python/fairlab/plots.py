@@ -196,3 +196,52 @@ def plot_hcf_disciplines(df: pd.DataFrame, path: str | Path) -> Path:
     for a in (a1, a2):
         a.grid(True, axis="y", alpha=0.3)
     return _save(fig, path)
+
+
+def plot_sweep(
+    summary: pd.DataFrame,
+    metric: str,
+    param: str,
+    params: list[str],
+    path: str | Path,
+    title: str | None = None,
+) -> Path:
+    """One sweep metric against one parameter: the mean over seeds with error
+    bars of one standard deviation, one line per value of the other parameters.
+
+    ``summary`` is ``sweep.sweep_table``'s second table (``<metric>_mean``,
+    ``<metric>_std``, ``seeds`` and a column per parameter).
+    """
+    from .sweep import axis_values, metric_label, metric_unit
+
+    scale, unit = metric_unit(metric)
+    values = list(dict.fromkeys(summary[param]))
+    axis = axis_values(values)
+    if axis is None:
+        pos = {v: float(i) for i, v in enumerate(values)}
+        xunit = ""
+    else:
+        pos = dict(zip(values, axis[0], strict=True))
+        xunit = axis[1]
+    others = [p for p in params if p != param]
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    groups = summary.groupby(others, sort=False) if others else [((), summary)]
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        x = [pos[v] for v in g[param]]
+        y = g[f"{metric}_mean"] * scale
+        err = g[f"{metric}_std"] * scale if (g["seeds"] > 1).any() else None
+        label = ", ".join(f"{p} = {v}" for p, v in zip(others, key, strict=True)) or None
+        ax.errorbar(x, y, yerr=err, marker="o", ms=4, capsize=3, label=label)
+    if axis is None:
+        ax.set_xticks(list(pos.values()), [str(v) for v in values])
+    ax.set_xlabel(f"{param} ({xunit})" if xunit else param)
+    ax.set_ylabel(f"{metric_label(metric)} ({unit})")
+    ax.grid(True, alpha=0.3)
+    if others:
+        ax.legend(fontsize=8, framealpha=0.9)
+    seeds = int(summary["seeds"].max())
+    what = f"mean ± std over {seeds} seeds" if seeds > 1 else "one seed"
+    head = f"{title}: " if title else ""
+    ax.set_title(f"{head}{metric_label(metric)} against {param} ({what})", fontsize=10)
+    return _save(fig, path)

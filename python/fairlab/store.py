@@ -93,7 +93,7 @@ def manifest(
             for name, data in sorted(files.items())
         },
     }
-    return (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode()
+    return (json.dumps(doc, indent=2) + "\n").encode()
 
 
 def _fsync_path(path: Path, directory: bool = False) -> None:
@@ -193,7 +193,7 @@ class Store:
     def path(self, key: str) -> Path:
         return self.runs_dir / key
 
-    def keys(self) -> list[str]:
+    def run_keys(self) -> list[str]:
         return sorted(
             p.name
             for p in self.runs_dir.iterdir()
@@ -217,7 +217,7 @@ class Store:
         return Result.from_parquet(self.path(key))
 
     def manifests(self) -> Iterator[dict[str, Any]]:
-        for key in self.keys():
+        for key in self.run_keys():
             doc = read_manifest(self.path(key))
             if doc is not None:
                 yield doc
@@ -227,6 +227,7 @@ class Store:
         import pandas as pd
 
         rows = []
+        label_names: dict[str, None] = {}
         for doc in self.manifests():
             key = doc["key"]
             d = self.path(key)
@@ -237,17 +238,21 @@ class Store:
                 scenario = json.loads((d / "scenario.json").read_bytes())
             except (OSError, ValueError):
                 continue
-            base = {
-                "key": key,
-                "name": scenario.get("name", ""),
-                "fairlab_version": doc.get("fairlab_version"),
-            }
             for labels in doc.get("labels") or [{}]:
-                row = dict(base)
+                row = {"key": key, "name": scenario.get("name", "")}
                 row.update({k: _cell(v) for k, v in labels.items()})
+                label_names.update(dict.fromkeys(labels))
+                row["fairlab_version"] = doc.get("fairlab_version")
                 row.update(summary)
                 rows.append(row)
-        return pd.DataFrame(rows)
+        df = pd.DataFrame(rows)
+        if len(df):
+            first = ["key", "name", *label_names, "fairlab_version"]
+            df = df[first + [c for c in df.columns if c not in first]]
+            with contextlib.suppress(TypeError):  # labels of mixed types: key order
+                df = df.sort_values(["name", *label_names], kind="stable", ignore_index=True)
+        df.attrs["labels"] = list(label_names)
+        return df
 
     # -- writing -----------------------------------------------------------
 
@@ -309,7 +314,7 @@ class Store:
             return
         doc["labels"] = [*have, new]
         tmp = d / f"{TMP_PREFIX}{uuid.uuid4().hex[:8]}-{MANIFEST}"
-        _write(tmp, (json.dumps(doc, indent=2, sort_keys=True) + "\n").encode())
+        _write(tmp, (json.dumps(doc, indent=2) + "\n").encode())
         _fsync_path(tmp)
         os.replace(tmp, d / MANIFEST)
         _fsync_path(d, directory=True)
