@@ -63,7 +63,8 @@ class TasksFailed(RuntimeError):
 
 
 #: Times the local pool is restarted after a worker process died (OOM killer,
-#: kill -9): the runs it held are run again; a run that still fails is reported.
+#: kill -9) with the runs it had not returned; then each run left is run in a
+#: process of its own, and one whose process dies again is reported as failed.
 POOL_RESTARTS = 2
 
 
@@ -275,42 +276,51 @@ def _execute_units(
 
 
 def _on_pool(workers: int, todo: list[_Unit], done: Any) -> None:
-    """Runs units on a local process pool; a pool whose worker died is restarted."""
+    """Runs units on a local process pool.
+
+    A worker process that dies (OOM killer, kill -9) breaks the pool, and
+    every run it had not returned with it: those are run again in a new pool.
+    After POOL_RESTARTS breaks, the runs left are run one process each, so
+    that a run that kills its worker fails alone.
+    """
+    pending = list(todo)
+    for _ in range(POOL_RESTARTS + 1):
+        pending = _pool_round(workers, pending, done)
+        if not pending:
+            return
+    for u in pending:
+        if _pool_round(1, [u], done):
+            done(u, None, "the worker process running it died (run alone in a new process)")
+
+
+def _pool_round(workers: int, units: list[_Unit], done: Any) -> list[_Unit]:
+    """Runs ``units`` in one pool; returns those lost when the pool broke."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
     from concurrent.futures.process import BrokenProcessPool
 
-    pending = list(todo)
-    for attempt in range(POOL_RESTARTS + 1):
-        broken: list[_Unit] = []
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
-        try:
-            futs = {pool.submit(_execute, u.scenario_json, u.seed): u for u in pending}
-            waiting = set(futs)
-            while waiting:
-                finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
-                for f in finished:
-                    u = futs[f]
-                    try:
-                        files = f.result()
-                    except BrokenProcessPool:
-                        broken.append(u)
-                        continue
-                    except Exception as e:  # noqa: BLE001  (reported per run)
-                        done(u, None, _one_line(e))
-                        continue
-                    done(u, files, None)
-        except BaseException:
-            _stop(pool)
-            raise
-        pool.shutdown(wait=True, cancel_futures=True)
-        if not broken:
-            return
-        if attempt == POOL_RESTARTS:
-            for u in broken:
-                why = f"a worker process died while running it (pool restarted {attempt} times)"
-                done(u, None, why)
-            return
-        pending = broken
+    broken: list[_Unit] = []
+    pool = ProcessPoolExecutor(max_workers=min(workers, len(units)), initializer=_ignore_sigint)
+    try:
+        futs = {pool.submit(_execute, u.scenario_json, u.seed): u for u in units}
+        waiting = set(futs)
+        while waiting:
+            finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            for f in finished:
+                u = futs[f]
+                try:
+                    files = f.result()
+                except BrokenProcessPool:
+                    broken.append(u)
+                    continue
+                except Exception as e:  # noqa: BLE001  (reported per run)
+                    done(u, None, _one_line(e))
+                    continue
+                done(u, files, None)
+    except BaseException:
+        _stop(pool)
+        raise
+    pool.shutdown(wait=True, cancel_futures=True)
+    return broken
 
 
 def _on_dask(address: str, todo: list[_Unit], done: Any) -> None:
@@ -337,7 +347,7 @@ def _on_dask(address: str, todo: list[_Unit], done: Any) -> None:
             for u in todo
         ]
         by_key = {f.key: u for f, u in zip(futs, todo, strict=True)}
-        for f in as_completed(futs):
+        for f in as_completed(futs, loop=client.loop):
             u = by_key[f.key]
             if f.status == "finished":
                 try:
