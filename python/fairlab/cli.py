@@ -414,7 +414,7 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         from .runner import _plan
 
         n_have = sum(u.key in have for u in _plan(tasks)[0])
-        stored = f"; store {store}/ holds {n_have} of them"
+        stored = f"; store {Path(store)}/ holds {n_have} of them"
     print(
         f"{len(tasks)} runs: {combos} parameter combinations x {len(seeds or [None])} "
         f"seed(s){stored}",
