@@ -30,6 +30,7 @@ from .studies.base import (
     Study,
     Summary,
     fmt_number,
+    pct_text,
     verdict_text,
     verdicts,
 )
@@ -169,7 +170,7 @@ def _measured_text(r: Any) -> str:
     s = fmt_number(float(r["fairlab"]))
     sd = r["fairlab_sd"]
     if isinstance(sd, float) and not math.isnan(sd):
-        s += f" ± {fmt_number(sd)} (sd over {r['fairlab_n']})"
+        s += f" ± {sd:.2g} (sd over {r['fairlab_n']} seeds)"
     return s + (f" {r['unit']}" if r["unit"] else "")
 
 
@@ -257,6 +258,7 @@ dl.prov { display: grid; grid-template-columns: max-content 1fr; gap: 2px 14px;
           font-size: 13px; margin: 4px 0; }
 dl.prov dt { color: #57606a; }
 dl.prov dd { margin: 0; }
+ul.sources { list-style: none; padding-left: 0; margin: 2px 0 8px; }
 code { font-size: 12px; background: #f6f8fa; padding: 1px 4px; border-radius: 4px; }
 .toc td.num { text-align: center; }
 """
@@ -289,12 +291,21 @@ def _counts(v: pd.DataFrame) -> dict[str, int]:
 
 
 def _verdict_table(v: pd.DataFrame) -> str:
+    """Published beside fairlab, a verdict per row; provenance as numbered
+    notes under the table. Rows this run did not include (quick mode) are
+    counted, not listed (the CSV has them)."""
     head = (
         "<tr><th>row</th><th>published</th><th>fairlab</th><th>deviation</th>"
-        "<th>tolerance</th><th>verdict</th><th>provenance</th></tr>"
+        "<th>tolerance</th><th>verdict</th><th>source</th></tr>"
     )
+    sources: dict[str, int] = {}
     body = []
+    skipped = 0
     for _, r in v.iterrows():
+        if r["verdict"] == NOT_RUN:
+            skipped += 1
+            continue
+        ref = sources.setdefault(str(r["source"]), len(sources) + 1)
         cls = _verdict_class(r)
         if r["verdict"] == QUALITATIVE:
             pub = f"<td>{_e(r['claim'])}</td>"
@@ -302,22 +313,28 @@ def _verdict_table(v: pd.DataFrame) -> str:
             dev = "<td></td><td></td>"
         else:
             pub = f'<td class="num">{_e(_published_text(r))}</td>'
-            if r["verdict"] == NOT_RUN:
-                got, dev = "<td>not run</td>", "<td></td>"
-            else:
-                got = f'<td class="num">{_e(_measured_text(r))}</td>'
-                pct = r["deviation_pct"]
-                d = fmt_number(float(r["deviation"]))
-                if r["bound"] == "=" and isinstance(pct, float) and not math.isnan(pct):
-                    d += f" ({pct:+.0f} %)"
-                dev = f'<td class="num">{_e(d)}</td>'
-            dev += f'<td class="num">{_e(r["tolerance"])}</td>'
+            got = f'<td class="num">{_e(_measured_text(r))}</td>'
+            pct = r["deviation_pct"]
+            d = fmt_number(float(r["deviation"]))
+            if r["bound"] == "=" and isinstance(pct, float) and not math.isnan(pct):
+                d += f" ({pct_text(pct)})"
+            dev = f'<td class="num">{_e(d)}</td><td class="num">{_e(r["tolerance"])}</td>'
         body.append(
             f"<tr><td>{_e(r['row'])}</td>{pub}{got}{dev}"
             f'<td class="verdict {cls}">{_e(verdict_text(r))}</td>'
-            f'<td class="small">{_e(r["source"])}</td></tr>'
+            f'<td class="num"><a href="#" title="{_e(r["source"])}">[{ref}]</a></td></tr>'
         )
-    return f'<div class="scroll"><table class="verdicts">{head}{"".join(body)}</table></div>'
+    notes = "".join(f"<li>[{i}] {_e(src)}</li>" for src, i in sources.items())
+    more = (
+        f'<p class="small">{skipped} published row(s) not run in this mode (listed as "not run" '
+        "in the verdicts CSV).</p>"
+        if skipped
+        else ""
+    )
+    return (
+        f'<div class="scroll"><table class="verdicts">{head}{"".join(body)}</table></div>'
+        f'<ul class="sources small">{notes}</ul>{more}'
+    )
 
 
 def _data_table(df: pd.DataFrame, cls: str) -> str:

@@ -225,9 +225,14 @@ def verdict_text(row: Mapping[str, Any]) -> str:
             return f"{v} ({_signed(row['deviation'])} from the bound)"
         pct = row["deviation_pct"]
         if isinstance(pct, float) and not math.isnan(pct):
-            return f"{v} ({_signed(row['deviation'])}, {pct:+.0f} %)"
+            return f"{v} ({_signed(row['deviation'])}, {pct_text(pct)})"
         return f"{v} ({_signed(row['deviation'])})"
     return v
+
+
+def pct_text(pct: float) -> str:
+    """A relative deviation: "+254 %", "-0.0032 %"."""
+    return f"{pct:+.0f} %" if abs(pct) >= 1 else f"{pct:+.2g} %"
 
 
 def _signed(x: float) -> str:

@@ -116,10 +116,9 @@ def summarize(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
 
 
 def _bound_rows(setting: str, servers: Sequence[int], bound: str, value: float, src: str):
-    word = "at least" if bound == ">=" else "at most"
     return [
         Published(
-            f"{setting}, {n} servers: goodput {word} {value:g} Mb/s",
+            f"{setting}, N = {n}",
             src,
             {"setting": setting, "servers": n},
             "goodput_mbps",
@@ -216,7 +215,7 @@ def plot(summary: Summary, published: Sequence[Published]) -> Figure:
     from ..report import figure
 
     t = summary.table
-    fig, (ax,) = figure(1, 9, 5)
+    fig, (ax,) = figure(1, 11, 5)
     colors = {}
     for rto, res, legend in SETTINGS:
         g = t[t["setting"] == _setting(rto, res)].sort_values("servers")
@@ -261,7 +260,7 @@ def plot(summary: Summary, published: Sequence[Published]) -> Figure:
     ax.set_ylim(0, 1000)
     ax.set_xlim(left=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower left", fontsize=7, framealpha=0.9)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8, framealpha=0.9)
     return fig
 
 
