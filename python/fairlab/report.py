@@ -170,7 +170,7 @@ def _measured_text(r: Any) -> str:
     s = fmt_number(float(r["fairlab"]))
     sd = r["fairlab_sd"]
     if isinstance(sd, float) and not math.isnan(sd):
-        s += f" ± {sd:.2g} (sd over {r['fairlab_n']} seeds)"
+        s += f" ± {fmt_number(float(f'{sd:.2g}'))} (sd over {r['fairlab_n']} seeds)"
     return s + (f" {r['unit']}" if r["unit"] else "")
 
 
@@ -290,7 +290,7 @@ def _counts(v: pd.DataFrame) -> dict[str, int]:
     }
 
 
-def _verdict_table(v: pd.DataFrame) -> str:
+def _verdict_table(v: pd.DataFrame, anchor: str = "src") -> str:
     """Published beside fairlab, a verdict per row; provenance as numbered
     notes under the table. Rows this run did not include (quick mode) are
     counted, not listed (the CSV has them)."""
@@ -322,9 +322,10 @@ def _verdict_table(v: pd.DataFrame) -> str:
         body.append(
             f"<tr><td>{_e(r['row'])}</td>{pub}{got}{dev}"
             f'<td class="verdict {cls}">{_e(verdict_text(r))}</td>'
-            f'<td class="num"><a href="#" title="{_e(r["source"])}">[{ref}]</a></td></tr>'
+            f'<td class="num"><a href="#{_e(anchor)}-{ref}" title="{_e(r["source"])}">[{ref}]</a>'
+            "</td></tr>"
         )
-    notes = "".join(f"<li>[{i}] {_e(src)}</li>" for src, i in sources.items())
+    notes = "".join(f'<li id="{_e(anchor)}-{i}">[{i}] {_e(src)}</li>' for src, i in sources.items())
     more = (
         f'<p class="small">{skipped} published row(s) not run in this mode (listed as "not run" '
         "in the verdicts CSV).</p>"
@@ -393,7 +394,7 @@ def _experiment_html(study: Study, o: Outcome, files: list[str], version: str) -
             "verdicts below judge these short runs.</p>"
         )
     parts.append("<h3>Published beside fairlab</h3>")
-    parts.append(_verdict_table(o.verdicts))
+    parts.append(_verdict_table(o.verdicts, f"{e.name}-source"))
     if e.notes:
         parts.append(f'<p class="notes"><b>What explains the deviations:</b> {_e(e.notes)}</p>')
     if o.png is not None:
