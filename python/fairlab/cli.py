@@ -4,6 +4,9 @@ fairlab run FILE.toml [--seed N] [--out DIR]
 fairlab incast [--servers 1,2,4,...] [--min-rto 200ms,5ms,200us] ...
 fairlab sweep FILE.toml --param PATH=V1,V2 [--param ...] [--seeds N] [--store DIR] ...
 fairlab results DIR [--where COL=VAL ...] [--export FILE.csv|FILE.parquet]
+fairlab trace FILE.toml [--flow N] [--plot PNG]
+fairlab reproduce --list | STUDY [--experiment NAME ...] [--quick] [--out DIR]
+fairlab examples [--copy DIR]
 fairlab bench [--quick]
 """
 
@@ -14,7 +17,7 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from . import ScenarioError, load_scenario, simulate, validate
 from .runner import TasksFailed
@@ -547,7 +550,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     view = df[[c for c in dict.fromkeys(shown) if c in df]].copy()
     view["key"] = view["key"].str[:12]
     print(f"{len(df)} runs in {args.dir}")
-    print(view.to_string(index=False, float_format=_fmt))
+    print(view.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
     return 0
 
 
@@ -579,146 +582,105 @@ def cmd_trace(args: argparse.Namespace) -> int:
     return 0
 
 
-#: The HCF sweeps: experiment name -> (scenario parameter, values).
-HCF_SWEEPS: dict[str, tuple[str, list[Any]]] = {
-    "buffer": ("buffer_pkts", [2, 5, 10, 20, 50, 100, 200, 500, 1000]),
-    "credits": ("c0", [1, 2, 4, 8, 16]),
-    "bins": ("bins", [1, 2, 5, 10, 20, 50, 100]),
-    "period": ("period", ["dynamic", "100us", "1ms", "10ms", "100ms"]),
-    "bloom": ("hashes", [1, 2, 3, 4]),
-}
-HCF_EXPERIMENTS = ["baseline", *HCF_SWEEPS, "short", "incast", "hosts", "disciplines"]
-_LONG_COLS = ["discipline", "variance", "starved_pct", "utilization", "jain"]
-
-
-def _fmt(v: float) -> str:
-    return f"{v:.4g}"
-
-
-def _hcf_run(name: str, args: argparse.Namespace) -> tuple[Any, list[str], Callable[[str], Any]]:
-    """Runs one HCF experiment: its table, the lines to print before it, and
-    a function that writes its plot."""
-    from . import hcf, plots
-
-    common = {
-        "flows": args.flows,
-        "duration": args.duration,
-        "window": args.window,
-        "workers": args.jobs,
-        "seed": args.seed,
-    }
-    claim = hcf.PUBLISHED_CLAIMS.get(name, "")
-    if name == "baseline":
-        df = hcf.baseline(**common)
-        head = [
-            f"HCF baseline: {args.flows} NewReno flows, 100 Mb/s, RTT 100 us, B = 20 pkt, "
-            f"K = 20, c0 = 1, UDP 5 %, {args.duration}, last {args.window}"
-        ]
-        for _, r in df.iterrows():
-            pub = hcf.PUBLISHED_BASELINE[r["discipline"]]
-            head.append(
-                f"  {r['discipline']:>4}: variance {r['variance']:.3g} "
-                f"(paper {pub['variance']:.3g}), "
-                f"starved {r['starved_pct']:.1f} % (paper {pub['starved_pct']} %), "
-                f"utilization {r['utilization']:.3f}, Jain {r['jain']:.3f}, longest starvation "
-                f"median {r['longest_starvation_median_s']:.1f} s max "
-                f"{r['longest_starvation_max_s']:.1f} s, reordered {r['reordered_pkts']}, "
-                f"timeout retransmissions dropped {r['timeout_rtx_drop_pct']:.1f} %"
-            )
-        cols = [
-            *_LONG_COLS,
-            "longest_starvation_median_s",
-            "longest_starvation_max_s",
-            "reordered_pkts",
-            "timeout_rtx_drop_pct",
-        ]
-        return df[cols], head, lambda path: plots.plot_hcf_baseline(df, path)
-    if name in HCF_SWEEPS:
-        param, values = HCF_SWEEPS[name]
-        df = hcf.sweep(param, values, **common)
-        head = [f"HCF sweep of {param} (paper: {claim})"]
-        cols = ["experiment", "value", *_LONG_COLS, "reordered_pkts"]
-        return df[cols], head, lambda path: plots.plot_hcf_sweep(df, path, param)
-    if name == "short":
-        df = hcf.short_over_long(
-            flows=max(args.flows // 4, 1),
-            duration=f"{hcf._secs(args.duration) * 5 / 3:g}s",
-            workers=args.jobs,
-            seed=args.seed,
-        )
-        q = (
-            df.groupby(["packets", "discipline"])["fct_s"]
-            .describe(percentiles=[0.5, 0.95])
-            .reset_index()
-        )
-        head = [
-            "short flows over long ones: completion time (s) by size, FIFO and HCF "
-            f"(paper: {claim})"
-        ]
-        return q, head, lambda path: plots.plot_hcf_short(df, path)
-    if name == "incast":
-        df = hcf.incast([1, 2, 4, 8, 16, 32, 64, 100], workers=args.jobs, seed=args.seed)
-        cols = ["discipline", "servers", "goodput_mbps", "total_timeouts", "max_starvation_s"]
-        head = [f"incast through HCF, 1 MB blocks (paper: {claim})"]
-        return df[cols], head, lambda path: plots.plot_hcf_incast(df, path)
-    if name == "hosts":
-        df = hcf.hosts(**common)
-        cols = ["host", *_LONG_COLS, "longest_starvation_median_s", "timeout_rtx_drop_pct"]
-        head = [f"the baseline on other TCP hosts {claim}"]
-        return df[cols], head, lambda path: plots.plot_hcf_hosts(df, path)
-    if name == "disciplines":
-        df = hcf.disciplines(**common)
-        cols = [*_LONG_COLS, "longest_starvation_median_s", "timeout_rtx_drop_pct"]
-        head = [f"the baseline through each queue discipline (paper: {claim})"]
-        return df[cols], head, lambda path: plots.plot_hcf_disciplines(df, path)
-    raise UsageError(
-        f"--experiment: {name!r} is not an HCF experiment; expected all or one of "
-        f"{', '.join(HCF_EXPERIMENTS)}"
-    )
-
-
 def cmd_reproduce(args: argparse.Namespace) -> int:
-    """Runs a source document's experiments and prints them beside the published numbers."""
-    if args.study != "hcf":
-        raise UsageError(f"reproduce: {args.study!r} is not a known study; expected hcf")
-    if args.experiment != "all" and args.experiment not in HCF_EXPERIMENTS:
+    """Runs a study's experiments (the registry in fairlab.studies), prints
+    each beside the published numbers and writes the report into --out."""
+    import time
+
+    from . import __version__, report, studies
+
+    if args.list:
+        for name in studies.names():
+            st = studies.get(name)
+            print(f"{name}: {st.title}")
+            print(f"    source: {st.source}")
+            width = max(len(e.name) for e in st.experiments)
+            for e in st.experiments:
+                print(f"  {e.name:<{width}}  {e.reproduces}")
+        return 0
+    if args.study is None:
         raise UsageError(
-            f"--experiment: {args.experiment!r} is not an HCF experiment; expected all or one "
-            f"of {', '.join(HCF_EXPERIMENTS)}"
+            "reproduce: name a study (one of " + ", ".join(studies.names()) + ") or give --list"
         )
-    if parse_time_ps(args.window) > parse_time_ps(args.duration):
+    if args.study not in studies.names():
         raise UsageError(
-            f"--window: {args.window} is longer than --duration {args.duration}; expected a "
-            "final window within the run"
+            f"reproduce: {args.study!r} is not a known study; expected one of "
+            + ", ".join(studies.names())
+            + " (see fairlab reproduce --list)"
         )
-    names = HCF_EXPERIMENTS if args.experiment == "all" else [args.experiment]
+    study = studies.get(args.study)
+    names = args.experiment or study.names
+    for name in names:
+        if name not in study.names:
+            raise UsageError(
+                f"--experiment: {name!r} is not an experiment of {study.name}; expected one of "
+                + ", ".join(study.names)
+            )
+    names = list(dict.fromkeys(names))
     if args.format == "csv" and len(names) > 1:
         raise UsageError("--format csv prints one table: give one --experiment")
-    if args.plot and len(names) > 1:
-        raise UsageError("--plot names one file: give one --experiment, or use --out DIR")
-    if args.out is None and len(names) > 1:
-        args.out = "hcf-results"
-    _check_out_dir(args.out, "--out")
-    _check_out_file(args.plot, "--plot")
-    out = Path(args.out) if args.out else None
-    if out is not None:
-        out.mkdir(parents=True, exist_ok=True)
+    out = Path(args.out or f"{study.name}-results")
+    _check_out_dir(str(out), "--out")
+    outcomes = []
+    t0 = time.perf_counter()
     for name in names:
-        table, head, plot = _hcf_run(name, args)
+        o = report.run_experiment(
+            study.experiment(name), quick=args.quick, jobs=args.jobs, cluster=args.cluster
+        )
+        outcomes.append(o)
         if args.format == "csv":
-            table.to_csv(sys.stdout, index=False, float_format="%.6g")
+            o.summary.table.to_csv(sys.stdout, index=False, float_format="%.6g")
         else:
-            if len(names) > 1:
-                print(f"\n== {name}")
-            print("\n".join(head))
-            print(table.to_string(index=False, float_format=_fmt))
-        if args.plot:
-            plot(args.plot)
-            print(f"plot written to {args.plot}", file=sys.stderr)
-        if out is not None:
-            plot(out / f"hcf-{name}.png")
-            table.to_csv(out / f"hcf-{name}.csv", index=False)
-            print(f"{name}: {out}/hcf-{name}.png, hcf-{name}.csv", file=sys.stderr)
+            print(("\n" if len(outcomes) > 1 else "") + report.text(study, o), flush=True)
+    command = (
+        "fairlab " + " ".join(sys.argv[1:]) if args.command_line is None else args.command_line
+    )
+    page = report.write(study, outcomes, out, command=command, version=__version__)
+    print(
+        f"report: {page} ({len(outcomes)} experiment(s), {time.perf_counter() - t0:.1f} s; "
+        "tables as CSV and Parquet beside it)",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _examples_dir() -> Path:
+    """The example scenarios installed with the package."""
+    from importlib.resources import files
+
+    return Path(str(files("fairlab") / "examples"))
+
+
+def _first_comment(path: Path) -> str:
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line.startswith("#"):
+            return line.lstrip("# ").strip()
+    return ""
+
+
+def cmd_examples(args: argparse.Namespace) -> int:
+    """Lists the shipped example scenarios, or copies them into a directory."""
+    import shutil
+
+    src = _examples_dir()
+    files = sorted(src.glob("*.toml"))
+    if args.copy:
+        dest = Path(args.copy)
+        _check_out_dir(args.copy, "--copy")
+        dest.mkdir(parents=True, exist_ok=True)
+        for f in files:
+            target = dest / f.name
+            if target.exists() and not args.force:
+                raise UsageError(f"--copy: {target} exists; add --force to overwrite it")
+        for f in files:
+            shutil.copyfile(f, dest / f.name)
+            print(dest / f.name)
+        return 0
+    width = max(len(f.name) for f in files)
+    for f in files:
+        print(f"{f.name:<{width}}  {_first_comment(f)}")
+    print(f"(in {src}; fairlab examples --copy DIR copies them, then: fairlab run DIR/NAME.toml)")
     return 0
 
 
@@ -796,11 +758,24 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _version() -> str:
+    from . import __version__
+
+    return __version__
+
+
+def _study_names() -> list[str]:
+    from . import studies
+
+    return studies.names()
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(
         prog="fairlab",
         description="Simulate, measure and reproduce TCP unfairness in data-center networks.",
     )
+    p.add_argument("--version", action="version", version=f"fairlab {_version()}")
     sub = p.add_subparsers(dest="command", required=True)
 
     r = sub.add_parser("run", help="simulate one scenario file")
@@ -837,8 +812,18 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument(
         "--rounds", type=_int_at_least(1), default=20, help="rounds per run (default 20)"
     )
-    i.add_argument("--delayed-ack", choices=["on", "off"], default="off")
-    i.add_argument("--profile", choices=["rfc", "linux", "datacenter"], default="rfc")
+    i.add_argument(
+        "--delayed-ack",
+        choices=["on", "off"],
+        default="off",
+        help="delayed ACKs at the client (default off, as the published simulations)",
+    )
+    i.add_argument(
+        "--profile",
+        choices=["rfc", "linux", "datacenter"],
+        default="rfc",
+        help="TCP host profile: defaults for every [tcp] field (docs/scenario.md; default rfc)",
+    )
     i.add_argument(
         "--tcp",
         choices=["reno", "newreno", "cubic", "bic", "vegas", "dctcp"],
@@ -871,7 +856,12 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument(
         "--store", metavar="DIR", help="results store: keep every run there, skip stored ones"
     )
-    i.add_argument("--format", choices=["table", "csv"], default="table")
+    i.add_argument(
+        "--format",
+        choices=["table", "csv"],
+        default="table",
+        help="table: goodput by servers and setting (default); csv: one row per run",
+    )
     i.add_argument("--plot", help="write goodput vs servers to this PNG")
     i.add_argument("--out", help="write the sweep table as Parquet into this directory")
     i.set_defaults(func=cmd_incast)
@@ -959,51 +949,82 @@ def build_parser() -> argparse.ArgumentParser:
     t = sub.add_parser("trace", help="cwnd, ssthresh, SRTT and RTO of one flow over time")
     t.add_argument("file", help="scenario TOML file")
     t.add_argument("--flow", type=_int_at_least(0), default=0, help="flow id (default 0)")
-    t.add_argument("--seed", type=_seed, default=None)
+    t.add_argument("--seed", type=_seed, default=None, help="override the scenario's seed")
     t.add_argument("--plot", default="trace.png", help="PNG to write (default trace.png)")
     t.add_argument("--csv", help="also write the trace rows as CSV")
     t.set_defaults(func=cmd_trace)
 
-    rp = sub.add_parser("reproduce", help="a source document's experiments beside its numbers")
-    rp.add_argument("study", help="hcf")
+    rp = sub.add_parser(
+        "reproduce",
+        help="a source document's experiments beside its published numbers, with a report",
+        description="Runs the experiments of one study (fairlab reproduce --list names them), "
+        "prints each beside the published numbers with a verdict per row, and writes an HTML "
+        "report with plots, and the tables as CSV and Parquet, into --out.",
+    )
+    rp.add_argument(
+        "study", nargs="?", help="the study to run (see --list): " + ", ".join(_study_names())
+    )
+    rp.add_argument(
+        "--list", action="store_true", help="list the studies and their experiments, then exit"
+    )
     rp.add_argument(
         "--experiment",
-        default="all",
-        help="all (default), baseline, buffer, credits, bins, period, bloom, short, incast, "
-        "hosts, disciplines",
-    )
-    rp.add_argument("--flows", type=_int_at_least(1), default=400)
-    rp.add_argument(
-        "--duration",
-        type=_duration(True),
-        default="180s",
-        help="simulated time of the long-flow runs (short over long: 5/3 of it, the paper's 5 min)",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help="run only these experiments of the study (default: all of them)",
     )
     rp.add_argument(
-        "--window", type=_duration(True), default="10s", help="final measuring window T"
+        "--quick", action="store_true", help="fewer and shorter runs (not the published scale)"
     )
-    rp.add_argument("--seed", type=_seed, default=1)
-    rp.add_argument("--jobs", type=_int_at_least(1), default=None)
-    rp.add_argument("--format", choices=["table", "csv"], default="table")
     rp.add_argument(
-        "--plot",
-        help="PNG of one experiment: per-flow throughput and starvation distributions "
-        "(baseline), the sweep, the latency CDFs (short), goodput (incast)",
+        "--jobs", type=_int_at_least(1), default=None, help="worker processes (default: all cores)"
+    )
+    rp.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        default=None,
+        help="run on an existing Dask cluster, e.g. tcp://HOST:8786 (default: local processes)",
     )
     rp.add_argument(
         "--out",
+        metavar="DIR",
         default=None,
-        help="directory for every experiment's plot and CSV table "
-        "(default with --experiment all: hcf-results)",
+        help="directory for the report (index.html), its plots and the tables as CSV and "
+        "Parquet (default: STUDY-results)",
     )
-    rp.set_defaults(func=cmd_reproduce)
+    rp.add_argument(
+        "--format",
+        choices=["table", "csv"],
+        default="table",
+        help="table: each experiment beside the published numbers (default); csv: one "
+        "experiment's table on stdout",
+    )
+    rp.set_defaults(func=cmd_reproduce, command_line=None)
+
+    ex = sub.add_parser(
+        "examples",
+        help="list the example scenarios installed with fairlab, or copy them",
+        description="The example scenario files shipped with the package, each naming the "
+        "published result it reproduces.",
+    )
+    ex.add_argument("--copy", metavar="DIR", help="copy every example scenario into DIR")
+    ex.add_argument(
+        "--force", action="store_true", help="with --copy: overwrite files of the same name"
+    )
+    ex.set_defaults(func=cmd_examples)
 
     b = sub.add_parser("bench", help="simulated packets per wall second on reference workloads")
     b.add_argument("--quick", action="store_true", help="smaller workloads")
     b.add_argument(
         "--repeat", type=_int_at_least(1), default=3, help="repeats; the median is reported"
     )
-    b.add_argument("--format", choices=["table", "csv"], default="table")
+    b.add_argument(
+        "--format",
+        choices=["table", "csv"],
+        default="table",
+        help="table: a line per workload (default); csv: one row per workload",
+    )
     b.set_defaults(func=cmd_bench)
     return p
 
@@ -1012,7 +1033,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ScenarioError, UsageError) as e:
+    except (ScenarioError, UsageError) as e:  # the runner raises UsageError too
         print(f"fairlab: error: {e}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -77,9 +77,12 @@ class Result:
     @classmethod
     def from_core(cls, raw: dict[str, Any]) -> Result:
         tables = Tables({name: _arrow_table(cols) for name, cols in raw["tables"].items()})
-        return cls(
-            summary=dict(raw["summary"]), tables=tables, scenario=json.loads(raw["scenario"])
-        )
+        summary = dict(raw["summary"])
+        # The core's summary holds integers as i64: a seed of 2^63 or more
+        # arrives negative. Seeds are unsigned 64-bit.
+        if isinstance(summary.get("seed"), int):
+            summary["seed"] %= 2**64
+        return cls(summary=summary, tables=tables, scenario=json.loads(raw["scenario"]))
 
     @classmethod
     def from_parquet(cls, directory: str | Path) -> Result:

@@ -237,7 +237,7 @@ def test_unknown_algorithm_is_a_clear_error():
 
 
 def test_hcf_port_and_udp_background():
-    from fairlab import hcf
+    from fairlab.studies import hcf
 
     sc = hcf.long_flows_scenario("hcf", flows=20, duration="2s", window="1s")
     res = fairlab.simulate(sc)
@@ -261,7 +261,8 @@ def test_hcf_port_and_udp_background():
 def test_example_scenarios_run_and_show_what_they_say():
     from pathlib import Path
 
-    examples = Path(__file__).parents[2] / "examples"
+    # The examples are installed with the package (fairlab examples).
+    examples = Path(fairlab.__file__).parent / "examples"
     files = sorted(examples.glob("*.toml"))
     assert len(files) >= 3
     for f in files:
@@ -276,7 +277,7 @@ def test_hcf_cuts_starvation_and_unfairness_at_equal_utilization():
     """The HCF paper's baseline, scaled to 100 flows and 20 s: on the same
     host, FIFO starves flows that HCF keeps alive, and HCF's per-flow
     throughput varies far less, with the link as busy."""
-    from fairlab import hcf
+    from fairlab.studies import hcf
 
     df = hcf.baseline(flows=100, duration="20s", window="5s", workers=1)
     fifo, h = (df[df["discipline"] == d].iloc[0] for d in ("fifo", "hcf"))
@@ -288,7 +289,7 @@ def test_hcf_cuts_starvation_and_unfairness_at_equal_utilization():
 
 
 def test_short_flows_over_long_ones_report_one_completion_time_per_flow():
-    from fairlab import hcf
+    from fairlab.studies import hcf
 
     df = hcf.short_over_long(flows=10, duration="20s", per_size=5, workers=1)
     assert len(df) == 2 * 3 * 5
@@ -302,7 +303,7 @@ def test_short_flows_over_long_ones_report_one_completion_time_per_flow():
 
 
 def test_disciplines_experiment_runs_each_discipline_once():
-    from fairlab import hcf
+    from fairlab.studies import hcf
 
     df = hcf.disciplines(flows=20, duration="3s", window="1s", workers=1)
     assert list(df["discipline"]) == ["fifo", "red", "sfq", "drr", "hcf"]

@@ -155,20 +155,29 @@ def test_trace_command_plots_one_flow(tmp_path):
     assert tr["cwnd_bytes"].max() > tr["cwnd_bytes"].min()
 
 
-def test_reproduce_hcf_baseline_csv_has_one_row_per_discipline():
+def test_reproduce_list_names_every_study_and_experiment():
+    from fairlab import studies
+
+    p = run_cli("reproduce", "--list")
+    assert p.returncode == 0, p.stderr
+    for name in studies.names():
+        st = studies.get(name)
+        assert f"{name}: {st.title}" in p.stdout
+        for e in st.experiments:
+            assert f"  {e.name}" in p.stdout and e.reproduces in p.stdout
+
+
+def test_reproduce_hcf_baseline_csv_has_one_row_per_discipline(tmp_path):
     p = run_cli(
         "reproduce",
         "hcf",
         "--experiment",
         "baseline",
+        "--quick",
         "--format",
         "csv",
-        "--flows",
-        "40",
-        "--duration",
-        "6s",
-        "--window",
-        "3s",
+        "--out",
+        str(tmp_path),
     )
     assert p.returncode == 0, p.stderr
     df = pd.read_csv(io.StringIO(p.stdout))
@@ -178,83 +187,84 @@ def test_reproduce_hcf_baseline_csv_has_one_row_per_discipline():
     assert (df["utilization"] > 0.9).all()
     # HCF keeps every flow's packets in order (Theorem 1).
     assert (df["reordered_pkts"] == 0).all()
+    assert (tmp_path / "index.html").exists()
 
 
-def test_reproduce_hcf_sweep_rows_per_value(tmp_path):
-    png = tmp_path / "bins.png"
+def test_reproduce_two_experiments_print_verdicts_and_write_one_report(tmp_path):
     p = run_cli(
         "reproduce",
         "hcf",
         "--experiment",
         "bins",
-        "--format",
-        "csv",
-        "--flows",
-        "20",
-        "--duration",
-        "4s",
-        "--window",
-        "2s",
-        "--plot",
-        str(png),
+        "baseline",
+        "--quick",
+        "--jobs",
+        "2",
+        "--out",
+        str(tmp_path),
     )
     assert p.returncode == 0, p.stderr
-    assert png.read_bytes()[:4] == b"\x89PNG"
-    df = pd.read_csv(io.StringIO(p.stdout))
+    assert "== hcf bins" in p.stdout and "== hcf baseline" in p.stdout
+    # The baseline beside the published numbers, with a verdict per row.
+    assert "paper 5.55e+04 pkt²" in p.stdout and "tolerance ±25 %" in p.stdout
+    assert (tmp_path / "bins.png").read_bytes()[:4] == b"\x89PNG"
+    df = pd.read_csv(tmp_path / "bins.csv")
     # FIFO once at the baseline as the reference, then HCF at every K.
     assert list(df["value"].astype(str)) == ["baseline", "1", "2", "5", "10", "20", "50", "100"]
     assert list(df["discipline"]) == ["fifo"] + ["hcf"] * 7
+    assert pd.read_parquet(tmp_path / "bins.parquet").shape == df.shape
+    assert "index.html" in p.stderr
 
 
-def test_reproduce_hcf_hosts_writes_table_and_plot_to_out(tmp_path):
-    p = run_cli(
-        "reproduce",
-        "hcf",
-        "--experiment",
-        "hosts",
-        "--flows",
-        "20",
-        "--duration",
-        "3s",
-        "--window",
-        "1s",
-        "--out",
-        str(tmp_path),
-    )
+def test_reproduce_usage_errors_are_one_line():
+    p = run_cli("reproduce", "hcf", "--format", "csv", "--quick")
+    assert p.returncode == 2 and "give one --experiment" in p.stderr
+    p = run_cli("reproduce", "nope")
+    assert p.returncode == 2 and "not a known study" in p.stderr and "hcf" in p.stderr
+    p = run_cli("reproduce", "hcf", "--experiment", "nope")
+    assert p.returncode == 2 and "baseline" in p.stderr
+    p = run_cli("reproduce")
+    assert p.returncode == 2 and "--list" in p.stderr
+    for p in (run_cli("reproduce", "nope"), run_cli("reproduce")):
+        assert len(p.stderr.strip().splitlines()) == 1
+
+
+def test_version_and_every_option_has_help():
+    import argparse
+
+    from fairlab import __version__
+    from fairlab.cli import build_parser
+
+    p = run_cli("--version")
+    assert p.returncode == 0 and p.stdout.strip() == f"fairlab {__version__}"
+    parser = build_parser()
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    missing = []
+    for name, sp in sub.choices.items():
+        for a in sp._actions:
+            if a.help is None and not isinstance(a, argparse._HelpAction):
+                missing.append(f"{name} {'/'.join(a.option_strings) or a.dest}")
+    assert not missing, missing
+
+
+def test_examples_list_and_copy(tmp_path):
+    p = run_cli("examples")
     assert p.returncode == 0, p.stderr
-    assert (tmp_path / "hcf-hosts.png").read_bytes()[:4] == b"\x89PNG"
-    df = pd.read_csv(tmp_path / "hcf-hosts.csv")
-    assert len(df) == 12 and set(df["discipline"]) == {"fifo", "hcf"}
-    assert df["host"].nunique() == 6
-
-
-def test_reproduce_hcf_csv_needs_one_experiment():
-    p = run_cli("reproduce", "hcf", "--format", "csv")
-    assert p.returncode == 2
-    assert "give one --experiment" in p.stderr
-
-
-def test_reproduce_hcf_runs_every_experiment_by_default(tmp_path):
-    p = run_cli(
-        "reproduce",
-        "hcf",
-        "--flows",
-        "20",
-        "--duration",
-        "3s",
-        "--window",
-        "1s",
-        "--out",
-        str(tmp_path),
-    )
+    assert "incast.toml" in p.stdout and "dctcp-incast.toml" in p.stdout
+    p = run_cli("examples", "--copy", str(tmp_path / "ex"))
     assert p.returncode == 0, p.stderr
-    names = ["baseline", "buffer", "credits", "bins", "period", "bloom", "short", "incast"]
-    names += ["hosts", "disciplines"]
-    for name in names:
-        assert f"== {name}" in p.stdout
-        assert (tmp_path / f"hcf-{name}.png").read_bytes()[:4] == b"\x89PNG"
-        assert len(pd.read_csv(tmp_path / f"hcf-{name}.csv")) > 0
-    assert "paper 5.55e+04" in p.stdout  # the baseline beside the published numbers
+    copied = sorted(f.name for f in (tmp_path / "ex").glob("*.toml"))
+    assert "incast.toml" in copied and len(copied) >= 3
+    p = run_cli("examples", "--copy", str(tmp_path / "ex"))
+    assert p.returncode == 2 and "--force" in p.stderr
+    p = run_cli("run", str(tmp_path / "ex" / "incast.toml"))
+    assert p.returncode == 0, p.stderr
+
+
+def test_seeds_print_unsigned(small_toml):
+    p = run_cli("run", str(small_toml), "--seed", str(2**64 - 1))
+    assert p.returncode == 0, p.stderr
+    assert f"seed {2**64 - 1}" in p.stdout
 
 
 HEAVY = ("pandas", "pyarrow", "matplotlib", "numpy", "tqdm")
@@ -332,9 +342,8 @@ def a_file(tmp_path):
         (lambda t, s: ["trace", s, "--flow", "-1"], "--flow: -1 is not allowed"),
         (lambda t, s: ["trace", s, "--plot", str(t)], "--plot: "),
         (lambda t, s: ["trace", s, "--csv", str(t / "no" / "t.csv")], "--csv: "),
-        (lambda t, s: ["reproduce", "hcf", "--flows", "0"], "--flows: 0 is not allowed"),
-        (lambda t, s: ["reproduce", "hcf", "--duration", "0s"], "--duration: '0s'"),
-        (lambda t, s: ["reproduce", "hcf", "--duration", "1s", "--window", "2s"], "--window"),
+        (lambda t, s: ["reproduce", "hcf", "--jobs", "0"], "--jobs: 0 is not allowed"),
+        (lambda t, s: ["reproduce", "hcf", "--experiment", "nope"], "--experiment: 'nope'"),
         (lambda t, s: ["reproduce", "hcf", "--out", str(a_file(t))], "--out: "),
     ],
 )

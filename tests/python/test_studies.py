@@ -1,0 +1,159 @@
+"""Every experiment of every study, in quick mode, and the report it writes.
+
+The whole quick suite runs once per test session (about 10 s on 2 cores);
+the tests below read what it produced.
+"""
+
+from __future__ import annotations
+
+import math
+from html.parser import HTMLParser
+
+import pandas as pd
+import pytest
+from fairlab import __version__, report, studies
+from fairlab.studies.base import NOT_RUN, OUTSIDE, QUALITATIVE, WITHIN
+
+
+@pytest.fixture(scope="module")
+def quick_reports(tmp_path_factory):
+    """study name -> (Study, outcomes, report directory)."""
+    out = {}
+    for name in studies.names():
+        st = studies.get(name)
+        outcomes = [report.run_experiment(e, quick=True, jobs=2) for e in st.experiments]
+        d = tmp_path_factory.mktemp(name)
+        report.write(st, outcomes, d, command=f"fairlab reproduce {name} --quick", version="t")
+        out[name] = (st, outcomes, d)
+    return out
+
+
+def test_registry_has_both_studies_with_experiments():
+    assert {"hcf", "incast"} <= set(studies.names())
+    for name in studies.names():
+        st = studies.get(name)
+        assert st.experiments and len(set(st.names)) == len(st.names)
+        for e in st.experiments:
+            assert e.reproduces and e.setup and e.quick
+            assert e.published, f"{name}/{e.name} has no published number or claim"
+            for p in e.published:
+                assert p.source, f"{name}/{e.name}: {p.label} has no provenance"
+                assert (p.value is None) == (p.check is not None or bool(p.claim) and not p.metric)
+
+
+def test_every_experiment_runs_in_quick_mode(quick_reports):
+    for st, outcomes, _ in quick_reports.values():
+        assert [o.experiment.name for o in outcomes] == st.names
+        for o in outcomes:
+            assert len(o.summary.table) > 0, o.experiment.name
+            assert len(o.runs) > 0 and o.runs["scenario_digest"].str.len().eq(16).all()
+            assert len(o.verdicts) == len(o.experiment.published)
+            assert set(o.verdicts["verdict"]) <= {WITHIN, OUTSIDE, QUALITATIVE, NOT_RUN}
+            judged = o.verdicts[o.verdicts["verdict"].isin([WITHIN, OUTSIDE])]
+            assert judged["deviation"].map(math.isfinite).all()
+            assert o.png is not None and o.png[:4] == b"\x89PNG"
+
+
+def test_verdicts_follow_the_tolerance():
+    """A verdict is computed from fairlab's value, never from the expected one."""
+    from fairlab.studies.base import Published, Tolerance, verdicts
+
+    t = pd.DataFrame({"k": ["a", "b", "c"], "x": [110.0, 130.0, 90.0]})
+    tol = Tolerance(rel=0.25)
+    v = verdicts(
+        t,
+        [
+            Published("a", "s", {"k": "a"}, "x", 100.0, tolerance=tol),
+            Published("b", "s", {"k": "b"}, "x", 100.0, tolerance=tol),
+            Published("c", "s", {"k": "c"}, "x", 100.0, bound=">=", uncertainty=5),
+            Published("d", "s", {"k": "d"}, "x", 100.0, tolerance=tol),
+            Published("e", "s", claim="all above 80", check=lambda t: (bool((t.x > 80).all()), "")),
+        ],
+    )
+    assert list(v["verdict"]) == [WITHIN, OUTSIDE, OUTSIDE, NOT_RUN, QUALITATIVE]
+    assert v["deviation"].iloc[1] == pytest.approx(30.0)
+    assert v["holds"].iloc[4] is True
+
+
+class _Page(HTMLParser):
+    """Collects, per experiment section, the classes of its tables, its
+    verdict cells, images and provenance."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sections: dict[str, dict] = {}
+        self.current: dict | None = None
+        self.in_verdict = False
+        self.scripts = 0
+        self.external: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = a.get("class", "") or ""
+        if tag == "section" and "experiment" in cls:
+            self.current = {"tables": [], "verdicts": [], "imgs": [], "prov": False, "setup": 0}
+            self.sections[a["id"]] = self.current
+        if tag == "script":
+            self.scripts += 1
+        for key in ("src", "href"):
+            v = a.get(key) or ""
+            if v.startswith(("http:", "https:", "//")):
+                self.external.append(v)
+        if self.current is None:
+            return
+        if tag == "table":
+            self.current["tables"].append(cls)
+        if tag == "td" and "verdict" in cls.split():
+            self.in_verdict = True
+            self.current["verdicts"].append("")
+        if tag == "img":
+            self.current["imgs"].append(a.get("src", ""))
+        if tag == "dl" and "prov" in cls:
+            self.current["prov"] = True
+        if tag == "p" and "setup" in cls:
+            self.current["setup"] += 1
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self.in_verdict = False
+        if tag == "section":
+            self.current = None
+
+    def handle_data(self, data):
+        if self.in_verdict and self.current is not None:
+            self.current["verdicts"][-1] += data
+
+
+def test_report_page_has_every_experiment_with_table_verdicts_plot_provenance(quick_reports):
+    for st, outcomes, d in quick_reports.values():
+        page = _Page()
+        page.feed((d / report.PAGE).read_text(encoding="utf-8"))
+        assert page.scripts == 0 and page.external == []  # static, nothing fetched
+        assert list(page.sections) == st.names
+        for o in outcomes:
+            sec = page.sections[o.experiment.name]
+            assert sec["setup"] == 1
+            assert "verdicts" in sec["tables"] and "fairlab" in sec["tables"]
+            assert "runs" in sec["tables"]  # every run's seed and digests
+            shown = o.verdicts[o.verdicts["verdict"] != NOT_RUN]
+            assert len(sec["verdicts"]) == len(shown) > 0
+            assert all(v.startswith((WITHIN, OUTSIDE, QUALITATIVE)) for v in sec["verdicts"]), sec[
+                "verdicts"
+            ]
+            assert sec["imgs"] and sec["imgs"][0].startswith("data:image/png;base64,")
+            assert sec["prov"]
+
+
+def test_report_files_beside_the_page(quick_reports):
+    for _, outcomes, d in quick_reports.values():
+        html = (d / report.PAGE).read_text(encoding="utf-8")
+        assert "fairlab t" in html  # the version handed to the report
+        for o in outcomes:
+            n = o.experiment.name
+            for stem in (n, f"{n}-verdicts", f"{n}-runs"):
+                csv = pd.read_csv(d / f"{stem}.csv")
+                pq = pd.read_parquet(d / f"{stem}.parquet")
+                assert csv.shape == pq.shape and len(csv) > 0
+            assert (d / f"{n}.png").read_bytes()[:4] == b"\x89PNG"
+        assert len(pd.read_csv(d / "verdicts.csv")) == sum(len(o.verdicts) for o in outcomes)
+    assert __version__
