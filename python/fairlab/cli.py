@@ -943,7 +943,12 @@ def build_parser() -> argparse.ArgumentParser:
     rs.add_argument(
         "--verify", action="store_true", help="check every run's files against its run.json"
     )
-    rs.add_argument("--format", choices=["table", "csv"], default="table")
+    rs.add_argument(
+        "--format",
+        choices=["table", "csv"],
+        default="table",
+        help="table: a few columns per run (default); csv: every column",
+    )
     rs.set_defaults(func=cmd_results)
 
     t = sub.add_parser("trace", help="cwnd, ssthresh, SRTT and RTO of one flow over time")

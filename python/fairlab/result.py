@@ -104,19 +104,22 @@ class Result:
 
     @classmethod
     def from_files(cls, files: Mapping[str, bytes]) -> Result:
-        """A run from its files' contents (see :meth:`files`); tables decoded when used."""
-        names = [n for n in TABLES if f"{n}.parquet" in files]
-        names += sorted(
-            n.removesuffix(".parquet")
-            for n in files
-            if n.endswith(".parquet") and n.removesuffix(".parquet") not in TABLES
-        )
+        """A run from its files' contents (:meth:`files`, or :meth:`transfer_files`
+        with ``<table>.arrow`` in Arrow IPC); tables decoded when first used."""
+        tables: dict[str, Callable[[], pa.Table]] = {}
+        for n in sorted(files, key=lambda n: (_order(n.rsplit(".", 1)[0]), n)):
+            base, _, ext = n.rpartition(".")
+            if ext == "parquet":
+                tables[base] = _parquet_reader(files[n])
+            elif ext == "arrow":
+                tables[base] = _ipc_reader(files[n])
         res = cls(
             summary=json.loads(files["summary.json"]),
-            tables=Tables({n: _parquet_reader(files[f"{n}.parquet"]) for n in names}),
+            tables=Tables(tables),
             scenario=json.loads(files["scenario.json"]),
         )
-        res._files = dict(files)
+        if all(not n.endswith(".arrow") for n in files):
+            res._files = dict(files)
         return res
 
     @property
@@ -160,6 +163,24 @@ class Result:
             files["scenario.json"] = (json.dumps(self.scenario, indent=2) + "\n").encode()
             self._files = files
         return self._files
+
+    def transfer_files(self) -> dict[str, bytes]:
+        """The run as :meth:`files`, but each table as ``<table>.arrow`` (Arrow IPC):
+        how a worker hands a run it does not store to another process."""
+        import pyarrow as pa
+
+        files = {}
+        for name in self.tables:
+            raw = self.tables.arrow(name) if isinstance(self.tables, Tables) else None
+            if raw is None or _is_dataframe(raw):
+                raw = pa.Table.from_pandas(self.tables[name], preserve_index=False)
+            sink = pa.BufferOutputStream()
+            with pa.ipc.new_file(sink, raw.schema) as w:
+                w.write_table(raw)
+            files[f"{name}.arrow"] = sink.getvalue().to_pybytes()
+        files["summary.json"] = (json.dumps(self.summary, indent=2, default=str) + "\n").encode()
+        files["scenario.json"] = (json.dumps(self.scenario, indent=2) + "\n").encode()
+        return files
 
     def to_parquet(self, directory: str | Path, labels: Mapping[str, Any] | None = None) -> Path:
         """Writes the run into ``directory``: each table as ``<name>.parquet``,
@@ -246,6 +267,22 @@ def _parquet_reader(source: Path | bytes) -> Callable[[], pa.Table]:
         return pq.ParquetFile(src).read(use_threads=False)
 
     return read
+
+
+def _ipc_reader(data: bytes) -> Callable[[], pa.Table]:
+    """A function that reads one table from Arrow IPC file bytes."""
+
+    def read() -> pa.Table:
+        import pyarrow as pa
+
+        return pa.ipc.open_file(pa.BufferReader(data)).read_all()
+
+    return read
+
+
+def _order(name: str) -> int:
+    """Tables in the core's order, others after."""
+    return TABLES.index(name) if name in TABLES else len(TABLES)
 
 
 def _parquet_bytes(tables: Mapping[str, Any], name: str) -> bytes:

@@ -84,9 +84,9 @@ def test_corrupt_runs_are_detected_and_run_again(tmp_path, monkeypatch):
     ran = []
     real = runner._execute
 
-    def counting(text, seed):
+    def counting(text, seed, store=True):
         ran.append(seed)
-        return real(text, seed)
+        return real(text, seed, store)
 
     monkeypatch.setattr(runner, "_execute", counting)
     results = run_tasks(TINY, jobs=1, store=tmp_path / "s")
@@ -114,10 +114,10 @@ def test_a_bad_scenario_fails_before_anything_runs(tmp_path, monkeypatch):
     assert Store(tmp_path / "s").run_keys() == []
 
 
-def _crash_on_seed_2(text, seed):
+def _crash_on_seed_2(text, seed, store=True):
     if seed == 2:
         os._exit(9)  # a worker process that dies, as under the OOM killer
-    return runner.__dict__["_real_execute"](text, seed)
+    return runner.__dict__["_real_execute"](text, seed, store)
 
 
 def test_a_worker_that_dies_fails_its_run_only(tmp_path, monkeypatch):
@@ -273,10 +273,10 @@ def test_dask_local_cluster_stores_what_the_pool_stores(tmp_path):
         assert store_files(tmp_path / "dask") == pool
 
         # A run that raises on a worker is reported on its own; the others are stored.
-        def fails_on_seed_2(text, seed):
+        def fails_on_seed_2(text, seed, store=True):
             if seed == 2:
                 raise RuntimeError("no luck")
-            return runner.__dict__["_real_execute"](text, seed)
+            return runner.__dict__["_real_execute"](text, seed, store)
 
         runner.__dict__["_real_execute"] = runner._execute
         runner._execute = fails_on_seed_2
