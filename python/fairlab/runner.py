@@ -279,7 +279,12 @@ def _execute_units(
             workers = jobs if jobs is not None else (os.cpu_count() or 1)
             if workers <= 1 or len(todo) < 2:  # in this process
                 for u in todo:
-                    done(u, _execute(u.scenario_json, u.seed, st is not None), None)
+                    try:
+                        files = _execute(u.scenario_json, u.seed, st is not None)
+                    except Exception as e:  # noqa: BLE001  (reported per run)
+                        done(u, None, _one_line(e))
+                        continue
+                    done(u, files, None)
             else:
                 _on_pool(min(workers, len(todo)), todo, done, st is not None)
     finally:

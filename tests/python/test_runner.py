@@ -288,3 +288,20 @@ def test_dask_local_cluster_stores_what_the_pool_stores(tmp_path):
         assert sorted(e.value.failures) == [1, 3]
         assert e.value.failures[1] == "RuntimeError: no luck"
         assert len(Store(tmp_path / "d2").run_keys()) == 2
+
+
+def test_a_failing_run_in_process_is_reported_alone_with_progress(tmp_path, monkeypatch, capsys):
+    real = runner._execute
+
+    def fails_on_seed_2(text, seed, store=True):
+        if seed == 2:
+            raise RuntimeError("internal simulator error (test)")
+        return real(text, seed, store)
+
+    monkeypatch.setattr(runner, "_execute", fails_on_seed_2)
+    with pytest.raises(TasksFailed, match=r"^2 of 4 runs failed; task 1: RuntimeError") as e:
+        run_tasks(TINY, jobs=1, store=tmp_path / "s", progress=True)
+    assert [r is None for r in e.value.results] == [False, True, False, True]
+    assert len(Store(tmp_path / "s").run_keys()) == 2
+    bar = capsys.readouterr().err.split("\r")[-1]
+    assert "4/4" in bar and "failed=2" in bar and "run/s" in bar
