@@ -37,7 +37,8 @@ ScenarioLike = Mapping[str, Any] | str | Path
 
 
 def load(directory: str | Path) -> Result:
-    """Reads back a run written by ``Result.to_parquet`` or ``fairlab run --out``."""
+    """Reads back a run written by ``Result.to_parquet``, ``fairlab run --out``, or
+    stored by a sweep or study (``STORE/runs/<key>``): one layout for all."""
     return Result.from_parquet(directory)
 
 
