@@ -230,6 +230,9 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
                         sack=None if args.sack is None else args.sack == "on",
                         ecn_threshold=k,
                         randomize_rto=True if args.randomize_rto else None,
+                        mss=args.mss,
+                        rwnd=args.rwnd,
+                        duration=args.duration,
                         **sizing,
                     )
                     params = {
@@ -820,9 +823,26 @@ def build_parser() -> argparse.ArgumentParser:
     )
     i.add_argument(
         "--profile",
-        choices=["rfc", "linux", "datacenter"],
+        choices=["rfc", "linux", "datacenter", "ns2"],
         default="rfc",
-        help="TCP host profile: defaults for every [tcp] field (docs/scenario.md; default rfc)",
+        help="TCP host profile: defaults for every [tcp] field (docs/scenario.md; default rfc; "
+        "ns2: ns-2's one-way agents, 1000-byte segments, 20-packet window, 10 ms tick)",
+    )
+    i.add_argument(
+        "--mss", default=None, help="segment payload, e.g. 1000B (default: the profile's)"
+    )
+    i.add_argument(
+        "--rwnd",
+        default=None,
+        help="advertised receive window, bytes (64KiB) or segments (20pkt) (default: the "
+        "profile's)",
+    )
+    i.add_argument(
+        "--duration",
+        type=_duration(True),
+        default=None,
+        help="end each run at this simulated time (e.g. 20s, as the ns-2 runs); rounds still "
+        "running then are not counted (raise --rounds so that the run is time-bound)",
     )
     i.add_argument(
         "--tcp",

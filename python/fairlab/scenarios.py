@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .units import format_time_ps, parse_time_ps
+from .units import format_time_ps, parse_size, parse_time_ps
 
 #: Timer resolution used for sub-millisecond min RTOs when resolution="auto".
 FINE_RESOLUTION = "1us"
@@ -49,6 +49,11 @@ def incast(
     ecn_threshold: str | None = None,
     randomize_rto: bool | None = None,
     seed: int = 1,
+    mss: str | None = None,
+    rwnd: str | None = None,
+    max_rto: str | None = None,
+    duration: str | None = None,
+    tcp_extra: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Barrier-synchronized reads from ``servers`` servers through one switch.
 
@@ -58,6 +63,14 @@ def incast(
     toward the client. Exactly one of ``sru`` (bytes per server per round)
     and ``block`` (bytes per round, split over the servers) applies; without
     either, the SRU is 256 KiB. ``jitter`` is the hosts' send jitter.
+    ``mss`` and ``rwnd`` (the advertised window, "20pkt" counts segments)
+    and ``max_rto`` override the profile; ``tcp_extra`` adds any other
+    ``[tcp]`` field. ``duration`` ends the run at that time (rounds still
+    running are not counted in the goodput).
+
+    With ``profile="ns2"`` and ``resolution="auto"`` the clock stays the
+    profile's 10 ms tick (ns-2's tcpTick_) for a min RTO of at least 10 ms
+    and becomes 1 µs below it (an ns-2 run with a finer tcpTick_).
     """
     if servers < 1:
         raise ValueError("servers must be at least 1")
@@ -66,12 +79,26 @@ def incast(
     if sru is None and block is None:
         sru = "256KiB"
     delay = format_time_ps(int(Fraction(parse_time_ps(rtt), 4)))
-    tcp_spec: dict[str, Any] = {
-        "profile": profile,
-        "min_rto": min_rto,
-        "resolution": resolve_resolution(min_rto, resolution, hz),
-        "hz": hz,
-    }
+    tcp_spec: dict[str, Any] = {"profile": profile, "min_rto": min_rto}
+    if profile == "ns2" and resolution == "auto":
+        if parse_time_ps(min_rto) < parse_time_ps("10ms"):
+            tcp_spec["resolution"] = FINE_RESOLUTION
+    elif profile == "ns2" and resolution != "jiffy":
+        tcp_spec["resolution"] = resolution
+    else:
+        tcp_spec["resolution"] = resolve_resolution(min_rto, resolution, hz)
+        tcp_spec["hz"] = hz
+    if mss is not None:
+        tcp_spec["mss"] = mss
+    if rwnd is not None:
+        if rwnd.endswith("pkt"):
+            seg = parse_size(mss) if mss else (1000 if profile == "ns2" else 1460)
+            rwnd = f"{int(rwnd[:-3]) * seg}B"
+        tcp_spec["receive_window"] = rwnd
+    if max_rto is not None:
+        tcp_spec["max_rto"] = max_rto
+    if tcp_extra:
+        tcp_spec.update(tcp_extra)
     if delayed_ack is not None:
         tcp_spec["delayed_ack"] = delayed_ack
     if tcp is not None:
@@ -110,6 +137,8 @@ def incast(
         scenario["queue"]["ecn_threshold"] = ecn_threshold
     if jitter:
         scenario["host"] = {"send_jitter": jitter}
+    if duration is not None:
+        scenario["duration"] = duration
     return scenario
 
 

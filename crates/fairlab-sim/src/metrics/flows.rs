@@ -29,6 +29,7 @@ impl Collector for Flows {
         let (mut silence, mut srtt, mut rto) = (floats(), floats(), floats());
         let (mut cwnd, mut local, mut sport, mut dport) = (ints(), ints(), ints(), ints());
         let (mut saddr, mut daddr) = (strs(), strs());
+        let (mut to_rtx, mut to_tail, mut to_win) = (ints(), ints(), ints());
         for (i, e) in sim.endpoints.iter().enumerate() {
             let Some(r) = e.flow_record(end) else {
                 continue;
@@ -67,6 +68,9 @@ impl Collector for Flows {
             rtx.push(r.retransmits as i64);
             frtx.push(r.fast_retransmits as i64);
             tos.push(r.timeouts as i64);
+            to_rtx.push(r.timeouts_retransmission as i64);
+            to_tail.push(r.timeouts_tail as i64);
+            to_win.push(r.timeouts_window as i64);
             silence.push(secs(r.longest_silence));
             cwnd.push(r.final_cwnd as i64);
             srtt.push(r.srtt.map_or(f64::NAN, secs));
@@ -96,6 +100,9 @@ impl Collector for Flows {
             .push("retransmits", Column::I64(rtx))
             .push("fast_retransmits", Column::I64(frtx))
             .push("timeouts", Column::I64(tos))
+            .push("timeouts_retransmission", Column::I64(to_rtx))
+            .push("timeouts_tail", Column::I64(to_tail))
+            .push("timeouts_window", Column::I64(to_win))
             .push("ecn_reductions", Column::I64(ecn))
             .push("longest_silence_s", Column::F64(silence))
             .push("final_cwnd_bytes", Column::I64(cwnd))
@@ -115,6 +122,15 @@ impl Collector for Flows {
             e.add_totals(&mut t);
         }
         out.push(("total_timeouts".into(), Value::Int(t.timeouts as i64)));
+        out.push((
+            "timeouts_retransmission".into(),
+            Value::Int(t.timeouts_retransmission as i64),
+        ));
+        out.push(("timeouts_tail".into(), Value::Int(t.timeouts_tail as i64)));
+        out.push((
+            "timeouts_window".into(),
+            Value::Int(t.timeouts_window as i64),
+        ));
         out.push(("udp_sent".into(), Value::Int(t.udp_sent as i64)));
         out.push(("udp_delivered".into(), Value::Int(t.udp_delivered as i64)));
     }

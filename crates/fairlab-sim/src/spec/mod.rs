@@ -37,7 +37,7 @@ pub use queues::{
     QueueSpec, RedSpec, SfqSpec,
 };
 pub use routing::{RoutingSpec, SelectionName};
-pub use tcp::{CcName, Clock, ProfileName, Resolution, TcpSettings, TcpSpec};
+pub use tcp::{CcName, Clock, ProfileName, Resolution, RtoDelay, TcpSettings, TcpSpec};
 pub use topology::{DumbbellSpec, HostList, StarSpec, TopologySpec, MAX_HOSTS};
 pub use workloads::{
     Arrivals, BulkSpec, IncastSpec, ServerList, ShortSpec, UdpSpec, WorkloadSpec, DEFAULT_REQUEST,

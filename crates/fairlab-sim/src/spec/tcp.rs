@@ -20,6 +20,8 @@ named_enum! {
         Linux = "linux",
         /// A tuned data-center host.
         Datacenter = "datacenter",
+        /// ns-2's one-way TCP agents on their defaults.
+        Ns2 = "ns2",
     }
 }
 
@@ -122,9 +124,60 @@ pub struct TcpSettings {
     pub sack: bool,
     pub ecn: bool,
     pub randomize_rto: bool,
+    pub rto_delay: RtoDelay,
+    pub limited_transmit: bool,
+    pub recover_check: bool,
+    pub slow_start: bool,
     pub rtt_timestamps: bool,
     pub max_retransmits: u32,
     pub handshake: bool,
+}
+
+/// `rto_random_delay` as written: "off", "adaptive", or a bound such as
+/// "5us" (a delay U(0, bound) added to each timeout).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoDelay {
+    Off,
+    Upto(Time),
+    Adaptive,
+}
+
+const RTO_DELAY_EXPECT: &str =
+    "expected \"off\", \"adaptive\" or a positive duration such as \"5us\"";
+
+impl Serialize for RtoDelay {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            RtoDelay::Off => s.serialize_str("off"),
+            RtoDelay::Adaptive => s.serialize_str("adaptive"),
+            RtoDelay::Upto(t) => s.serialize_str(&t.to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for RtoDelay {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = RtoDelay;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(RTO_DELAY_EXPECT)
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<RtoDelay, E> {
+                match s {
+                    "off" => Ok(RtoDelay::Off),
+                    "adaptive" => Ok(RtoDelay::Adaptive),
+                    _ => match Time::parse(s) {
+                        Ok(t) if t > Time::ZERO => Ok(RtoDelay::Upto(t)),
+                        _ => Err(E::custom(format!(
+                            "{s:?} is not an RTO delay; {RTO_DELAY_EXPECT}"
+                        ))),
+                    },
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl ProfileName {
@@ -157,6 +210,10 @@ impl ProfileName {
                 sack: false,
                 ecn: false,
                 randomize_rto: false,
+                rto_delay: RtoDelay::Off,
+                limited_transmit: false,
+                recover_check: true,
+                slow_start: true,
                 // ns-2's agents and the textbook estimator time one segment
                 // per window, never a retransmission (Karn).
                 rtt_timestamps: false,
@@ -190,6 +247,31 @@ impl ProfileName {
                 granularity: Time::from_us(1),
                 delayed_ack: false,
                 ..ProfileName::Linux.settings()
+            },
+            // ns-2's tcl/lib/ns-default.tcl (docs/model.md, "The ns2 profile").
+            ProfileName::Ns2 => TcpSettings {
+                // packetSize_ 1000.
+                mss: 1000,
+                // windowInit_ 2.
+                initial_window: 2,
+                // window_ 20 (packets).
+                receive_window: Bytes(20 * 1000),
+                // minrto_ 0.2, maxrto_ 60, rtxcur_init_ 3.0.
+                min_rto: Time::from_ms(200),
+                max_rto: Time::from_secs(60),
+                initial_rto: Time::from_secs(3),
+                // tcpTick_ 0.01.
+                clock: Clock::Granular {
+                    tick: Time::from_ms(10),
+                },
+                granularity: Time::from_ms(10),
+                // singledup_ 1.
+                limited_transmit: true,
+                // ns-2 never gives up.
+                max_retransmits: MAX_RETRANSMITS,
+                // One-way agents: no SYN exchange.
+                handshake: false,
+                ..ProfileName::Rfc.settings()
             },
         }
     }
@@ -257,6 +339,18 @@ pub struct TcpSpec {
     /// Timeouts at RTO * (1 + U(0, 0.5)).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub randomize_rto: Option<bool>,
+    /// A random delay added to each timeout: "off", "adaptive" or a bound.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rto_random_delay: Option<RtoDelay>,
+    /// RFC 3042 limited transmit (ns-2's singledup_).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limited_transmit: Option<bool>,
+    /// RFC 6582 (3.2) step 2's check of `recover` (ns-2's bugFix_).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recover_check: Option<bool>,
+    /// RFC 5681 slow start (false: congestion avoidance only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slow_start: Option<bool>,
     /// RFC 7323 (4) RTTM: RTO samples from echoed timestamps, so a timeout's
     /// backoff ends at the first ACK after it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -301,6 +395,10 @@ impl TcpSpec {
             sack,
             ecn,
             randomize_rto,
+            rto_random_delay,
+            limited_transmit,
+            recover_check,
+            slow_start,
             rtt_timestamps,
             max_retransmits,
             handshake
@@ -453,6 +551,21 @@ impl TcpSpec {
         }
         if let Some(b) = self.randomize_rto {
             c.randomize_rto = b;
+        }
+        if let Some(d) = self.rto_random_delay {
+            if let RtoDelay::Upto(t) = d {
+                check_time(&at("rto_random_delay"), t)?;
+            }
+            c.rto_delay = d;
+        }
+        if let Some(b) = self.limited_transmit {
+            c.limited_transmit = b;
+        }
+        if let Some(b) = self.recover_check {
+            c.recover_check = b;
+        }
+        if let Some(b) = self.slow_start {
+            c.slow_start = b;
         }
         if let Some(b) = self.rtt_timestamps {
             c.rtt_timestamps = b;

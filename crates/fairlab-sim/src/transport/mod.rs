@@ -139,6 +139,11 @@ pub struct FlowRecord {
     pub retransmits: u64,
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Data timeouts by cause: a lost retransmission, the last packets of
+    /// the block, a whole window (TcpStats).
+    pub timeouts_retransmission: u64,
+    pub timeouts_tail: u64,
+    pub timeouts_window: u64,
     pub ecn_reductions: u64,
     /// Longest time the sender had data outstanding and heard nothing.
     pub longest_silence: Time,
@@ -155,6 +160,10 @@ pub struct FlowRecord {
 pub struct Totals {
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Data timeouts by cause (FlowRecord).
+    pub timeouts_retransmission: u64,
+    pub timeouts_tail: u64,
+    pub timeouts_window: u64,
     /// UDP datagrams sent and delivered.
     pub udp_sent: u64,
     pub udp_delivered: u64,
@@ -278,7 +287,13 @@ impl Endpoint {
     /// Adds its counts to the run's totals.
     pub fn add_totals(&self, t: &mut Totals) {
         match self {
-            Endpoint::Tcp(c) => t.timeouts += c.timeouts(),
+            Endpoint::Tcp(c) => {
+                t.timeouts += c.timeouts();
+                let s = &c.sender().stats;
+                t.timeouts_retransmission += s.timeouts_retransmission;
+                t.timeouts_tail += s.timeouts_tail;
+                t.timeouts_window += s.timeouts_window;
+            }
             Endpoint::Udp(u) => {
                 t.udp_sent += u.sent;
                 t.udp_delivered += u.delivered;

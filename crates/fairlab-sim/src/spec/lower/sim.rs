@@ -15,10 +15,11 @@ use crate::queue::{
 use crate::sim::{Conn, Series, Simulation};
 use crate::spec::{
     Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod, HcfSpec, PriorityClass,
-    Scenario, ScenarioError, SelectionName, TcpSettings, TopologySpec, WorkloadSpec, TCP_IP_HEADER,
+    RtoDelay, Scenario, ScenarioError, SelectionName, TcpSettings, TopologySpec, WorkloadSpec,
+    TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
-use crate::transport::tcp::{TcpConfig, TcpSocket, TimerClock};
+use crate::transport::tcp::{RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
 use crate::transport::{Arrivals, Endpoint, UdpFlow};
 use crate::units::{Bytes, Time};
 use crate::workload::{Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
@@ -68,6 +69,14 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         sack: s.sack,
         ecn: s.ecn,
         randomize_rto: s.randomize_rto,
+        rto_delay: match s.rto_delay {
+            RtoDelay::Off => SimRtoDelay::Off,
+            RtoDelay::Upto(t) => SimRtoDelay::Upto(t),
+            RtoDelay::Adaptive => SimRtoDelay::Adaptive,
+        },
+        limited_transmit: s.limited_transmit,
+        recover_check: s.recover_check,
+        slow_start: s.slow_start,
         rtt_timestamps: s.rtt_timestamps,
         max_retransmits: s.max_retransmits,
     }

@@ -110,6 +110,22 @@ pub struct TcpConfig {
     /// Each timeout fires at RTO * (1 + U(0, 0.5)) (Vasudevan et al.,
     /// SIGCOMM 2009), to desynchronize retransmissions at large fan-in.
     pub randomize_rto: bool,
+    /// A random delay added to each timeout (Vasudevan et al., SIGCOMM
+    /// 2009, Section 5.3): U(0, bound) for a fixed bound, or U(0, SRTT x
+    /// 2^backoff) when adaptive (docs/model.md).
+    pub rto_delay: RtoDelay,
+    /// RFC 3042 limited transmit: a new segment on each of the first
+    /// dupack_threshold - 1 duplicate ACKs (ns-2's `singledup_`; Reno and
+    /// NewReno recovery).
+    pub limited_transmit: bool,
+    /// RFC 6582 (3.2) step 2: no fast retransmit for duplicate ACKs that do
+    /// not cover `recover` (losses of a window a timeout or recovery already
+    /// handled). ns-2's `bugFix_`; off, go-back-N after a timeout may enter
+    /// fast retransmit again.
+    pub recover_check: bool,
+    /// RFC 5681 (3.1) slow start. Off: ssthresh stays at one segment, so
+    /// cwnd only grows by congestion avoidance (ns-2's `max_ssthresh_ = 1`).
+    pub slow_start: bool,
     /// RFC 7323 (4.1) RTTM: every ACK that advances the left window edge
     /// gives an RTO sample from its echoed timestamp. Retransmissions are
     /// then timed too (RFC 7323 (4.2) makes the echo unambiguous), so the
@@ -120,6 +136,17 @@ pub struct TcpConfig {
     /// Consecutive timeouts after which the connection aborts (Linux's
     /// tcp_retries2 = 15).
     pub max_retransmits: u32,
+}
+
+/// A random delay added to each retransmission timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RtoDelay {
+    Off,
+    /// U(0, bound).
+    Upto(Time),
+    /// U(0, SRTT x 2^backoff): scaled to the measured round trip and
+    /// doubled with each consecutive timeout, as the RTO is.
+    Adaptive,
 }
 
 /// Named default sets a scenario starts from.
@@ -134,16 +161,27 @@ pub enum Profile {
     /// A tuned data-center host: the Linux profile with a 1 ms min RTO on
     /// microsecond timers and delayed ACKs off.
     Datacenter,
+    /// ns-2's one-way `Agent/TCP/Newreno` with `Agent/TCPSink` on its
+    /// defaults (tcl/lib/ns-default.tcl): 1000-byte segments, a 20-packet
+    /// window, a 10 ms tick, an ACK per packet, limited transmit, Karn's
+    /// rule, no handshake (docs/model.md).
+    Ns2,
 }
 
 impl Profile {
-    pub const ALL: [Profile; 3] = [Profile::Rfc, Profile::Linux, Profile::Datacenter];
+    pub const ALL: [Profile; 4] = [
+        Profile::Rfc,
+        Profile::Linux,
+        Profile::Datacenter,
+        Profile::Ns2,
+    ];
 
     pub fn name(&self) -> &'static str {
         match self {
             Profile::Rfc => "rfc",
             Profile::Linux => "linux",
             Profile::Datacenter => "datacenter",
+            Profile::Ns2 => "ns2",
         }
     }
 
@@ -180,6 +218,10 @@ impl Profile {
                 sack: false,
                 ecn: false,
                 randomize_rto: false,
+                rto_delay: RtoDelay::Off,
+                limited_transmit: false,
+                recover_check: true,
+                slow_start: true,
                 // ns-2's agents and the textbook estimator time one segment
                 // per window, never a retransmission (Karn).
                 rtt_timestamps: false,
@@ -207,6 +249,26 @@ impl Profile {
                 granularity: Time::from_us(1),
                 delayed_ack: false,
                 ..Profile::Linux.config()
+            },
+            Profile::Ns2 => TcpConfig {
+                // packetSize_ 1000 (tcpip_base_hdr_size_ 40 on top).
+                mss: 1000,
+                // windowInit_ 2.
+                initial_window: 2,
+                // window_ 20 packets.
+                receive_window: Bytes(20 * 1000),
+                // minrto_ 0.2, maxrto_ 60, rtxcur_init_ 3.0.
+                min_rto: Time::from_ms(200),
+                max_rto: Time::from_secs(60),
+                initial_rto: Time::from_secs(3),
+                // tcpTick_ 0.01: timers fire one RTO after arming.
+                clock: TimerClock::granular(Time::from_ms(10)),
+                granularity: Time::from_ms(10),
+                // singledup_ 1.
+                limited_transmit: true,
+                // ns-2 never gives up on a connection.
+                max_retransmits: 255,
+                ..Profile::Rfc.config()
             },
         }
     }

@@ -11,7 +11,7 @@
 //! algorithm, else NewReno (RFC 6582).
 
 use super::cc::{AckEvent, Cc, CcKind, CongestionControl, Window};
-use super::config::TcpConfig;
+use super::config::{RtoDelay, TcpConfig};
 use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
@@ -49,6 +49,16 @@ pub struct TcpStats {
     /// Loss recoveries entered on duplicate ACKs or SACK information.
     pub fast_retransmits: u64,
     pub timeouts: u64,
+    /// Data timeouts by cause (FAST'08, Table 3): the first unacknowledged
+    /// segment had been retransmitted before (a lost retransmission) ...
+    pub timeouts_retransmission: u64,
+    /// ... else the hole is among the block's last `dupack_threshold`
+    /// segments, so too few segments could follow it (the last packets of
+    /// a block lost) ...
+    pub timeouts_tail: u64,
+    /// ... else too much of the window was lost for duplicate ACKs to
+    /// announce it (a whole window lost).
+    pub timeouts_window: u64,
     /// Window reductions on ECN-Echo.
     pub ecn_reductions: u64,
     /// Payload bytes delivered in order to this endpoint's application.
@@ -118,6 +128,8 @@ pub struct TcpSocket {
     rto: RtoEstimator,
     rto_deadline: Option<Time>,
     consecutive_timeouts: u32,
+    /// One past the highest byte ever retransmitted (timeout causes).
+    rtx_mark: u64,
     min_rtt: Option<Time>,
     last_data_sent: Time,
     silence_since: Option<Time>,
@@ -175,8 +187,9 @@ impl TcpSocket {
             app_end: 1,
             w: Window {
                 cwnd: cfg.initial_window as u64 * mss,
-                // RFC 5681 (3.1): initial ssthresh arbitrarily high.
-                ssthresh: u64::MAX,
+                // RFC 5681 (3.1): initial ssthresh arbitrarily high
+                // (one segment without slow start).
+                ssthresh: if cfg.slow_start { u64::MAX } else { mss },
                 mss,
             },
             peer_wnd: cfg.receive_window.get(),
@@ -191,6 +204,7 @@ impl TcpSocket {
             rto: RtoEstimator::new(&cfg),
             rto_deadline: None,
             consecutive_timeouts: 0,
+            rtx_mark: 0,
             min_rtt: None,
             last_data_sent: Time::ZERO,
             silence_since: None,
@@ -453,6 +467,15 @@ impl TcpSocket {
         if self.cfg.randomize_rto {
             d += Time(self.rng.below_inclusive(d.0 / 2));
         }
+        match self.cfg.rto_delay {
+            RtoDelay::Off => {}
+            RtoDelay::Upto(b) => d += Time(self.rng.below_inclusive(b.0)),
+            RtoDelay::Adaptive => {
+                let srtt = self.rto.srtt().unwrap_or(d);
+                let k = 1u64.checked_shl(self.rto.backoff()).unwrap_or(u64::MAX);
+                d += Time(self.rng.below_inclusive(srtt.0.saturating_mul(k)));
+            }
+        }
         self.rto_deadline = Some(self.cfg.clock.deadline(now, d));
     }
 
@@ -461,6 +484,7 @@ impl TcpSocket {
         self.stats.data_segments_sent += 1;
         if retransmission {
             self.stats.retransmits += 1;
+            self.rtx_mark = self.rtx_mark.max(seq + len);
             // Karn: never time a segment that was retransmitted.
             if matches!(self.rtt_timing, Some((end, _)) if end > seq) {
                 self.rtt_timing = None;
@@ -829,7 +853,14 @@ impl TcpSocket {
                     snd_nxt: self.snd_nxt,
                 };
                 let cwnd = self.w.cwnd;
-                self.cc.on_ack(&mut self.w, &ev);
+                if !self.cfg.slow_start && self.w.cwnd < self.w.ssthresh {
+                    // Without slow start (ns-2's max_ssthresh_ = 1, RFC
+                    // 3742 limited slow start): half a segment per RTT.
+                    let m = self.w.mss;
+                    self.w.cwnd += (m * m / (2 * self.w.cwnd.max(m))).max(1);
+                } else {
+                    self.cc.on_ack(&mut self.w, &ev);
+                }
                 if !grow {
                     self.w.cwnd = self.w.cwnd.min(cwnd);
                 }
@@ -857,11 +888,25 @@ impl TcpSocket {
             // duplicate ACK, and send if the window allows.
             self.w.cwnd += mss;
             self.try_send(now, out);
+        } else if self.dupacks < self.cfg.dupack_threshold {
+            // RFC 3042 limited transmit: one new segment per duplicate ACK,
+            // flight at most cwnd + 2 SMSS (ns-2's send_one).
+            if self.cfg.limited_transmit && self.snd_nxt < self.app_end {
+                let len = (self.app_end - self.snd_nxt).min(mss);
+                let allowed = self.peer_wnd.min(self.w.cwnd + self.dupacks as u64 * mss);
+                if self.snd_nxt == self.snd_max && self.snd_nxt + len <= self.snd_una + allowed {
+                    self.send_data(now, self.snd_nxt, len, out);
+                    self.snd_nxt += len;
+                    self.snd_max = self.snd_nxt;
+                }
+            }
         } else if self.dupacks == self.cfg.dupack_threshold {
             // RFC 6582 (3.2) step 2: NewReno enters fast retransmit only if
             // this ACK covers more than `recover` (not for losses of a window
-            // a timeout already handled). Reno has no such guard.
-            if self.recovery_kind == Recovery::Reno || ack > self.recover {
+            // a timeout already handled). Reno has no such guard, nor has
+            // NewReno with recover_check off (ns-2's bugFix_ false).
+            if self.recovery_kind == Recovery::Reno || !self.cfg.recover_check || ack > self.recover
+            {
                 let flight = self.snd_max - self.snd_una;
                 self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
                 self.recover = self.snd_max;
@@ -886,7 +931,7 @@ impl TcpSocket {
         let lost = self.dupacks >= thresh || self.scoreboard.is_lost(self.snd_una, thresh, mss);
         // As in NewReno, no new recovery for losses of a window that a
         // previous recovery or timeout already handled.
-        if !lost || self.snd_una <= self.recover {
+        if !lost || (self.cfg.recover_check && self.snd_una <= self.recover) {
             return;
         }
         // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = reduced.
@@ -1093,6 +1138,15 @@ impl TcpSocket {
             _ => return,
         }
         self.stats.timeouts += 1;
+        if self.snd_una < self.rtx_mark {
+            self.stats.timeouts_retransmission += 1;
+        } else if self.snd_max == self.app_end
+            && self.app_end - self.snd_una <= self.cfg.dupack_threshold as u64 * self.w.mss
+        {
+            self.stats.timeouts_tail += 1;
+        } else {
+            self.stats.timeouts_window += 1;
+        }
         let flight = self.snd_max - self.snd_una;
         // RFC 5681 (3.1) eq. (4), then the loss window of one segment.
         self.w.ssthresh = self.cc.ssthresh_after_timeout(&self.w, flight, now);
