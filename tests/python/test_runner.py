@@ -189,7 +189,7 @@ rounds = 40
 """
 SWEEP_ARGS = [
     "--param",
-    "workload.0.rounds=40,60,80",
+    "workload.0.rounds=200,300,400",
     "--param",
     "queue.limit=32KiB,64KiB",
     "--seeds",
