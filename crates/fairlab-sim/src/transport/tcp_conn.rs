@@ -5,7 +5,7 @@
 use super::{ConnApp, FlowRecord, Outbox, Step};
 use crate::packet::{FiveTuple, FlowHasher, Packet};
 use crate::transport::tcp::TcpSocket;
-use crate::units::Time;
+use crate::units::{OptTime, Time};
 
 /// A TCP connection: both endpoints and the workload it serves.
 #[derive(Clone, Debug)]
@@ -16,7 +16,7 @@ pub struct Conn {
     pub app: ConnApp,
     /// Which side sends the bulk of the data (1 = passive: incast servers).
     pub data_side: usize,
-    pub opened: Option<Time>,
+    pub opened: OptTime,
 }
 
 impl Conn {
@@ -26,7 +26,7 @@ impl Conn {
             timer_at: [None, None],
             app,
             data_side,
-            opened: None,
+            opened: OptTime::NONE,
         }
     }
     pub fn sender(&self) -> &TcpSocket {
@@ -49,7 +49,7 @@ impl Conn {
     /// The application opens the connection: the opener sends its SYN, or
     /// without a handshake both sides are established at once.
     pub(super) fn open(&mut self, now: Time, handshake: bool, out: &mut Outbox) -> Step {
-        self.opened = Some(now);
+        self.opened = OptTime::some(now);
         if !handshake {
             self.sock[0].open_established(now);
             self.sock[1].open_established(now);
@@ -145,7 +145,7 @@ impl Conn {
             aborted: self.sock[0].aborted() || self.sock[1].aborted(),
             src: s.endpoints().0,
             dst: r.endpoints().0,
-            opened: self.opened,
+            opened: self.opened.get(),
             bytes_delivered: r.stats.bytes_received,
             segments_sent: s.stats.data_segments_sent,
             retransmits: s.stats.retransmits,

@@ -2,7 +2,7 @@
 //! writes `size` bytes at once, or an unbounded stream.
 
 use super::AppAction;
-use crate::units::Time;
+use crate::units::{OptTime, Time};
 
 /// Bytes an unbounded flow writes: more than any run can send (2^62 B).
 pub const UNBOUNDED: u64 = 1 << 62;
@@ -15,7 +15,7 @@ pub struct Bulk {
     pub size: Option<u64>,
     pub delivered: u64,
     /// When the last byte arrived at the receiver.
-    pub end: Option<Time>,
+    pub end: OptTime,
     pub finished: bool,
     /// A connection aborted after too many timeouts.
     pub aborted: bool,
@@ -29,7 +29,7 @@ impl Bulk {
             start,
             size,
             delivered: 0,
-            end: None,
+            end: OptTime::NONE,
             // An unbounded flow never finishes: the run's duration ends it.
             finished: false,
             aborted: false,
@@ -56,7 +56,7 @@ impl Bulk {
         }
         self.delivered += bytes;
         if Some(self.delivered) == self.size {
-            self.end = Some(now);
+            self.end = OptTime::some(now);
             self.finished = true;
         }
     }

@@ -87,7 +87,7 @@ impl Workload {
         match self {
             Workload::Incast(w) if w.finished => w.records.last().map(|r| r.end),
             Workload::Incast(_) | Workload::Udp(_) => None,
-            Workload::Bulk(w) => w.end,
+            Workload::Bulk(w) => w.end.get(),
             Workload::Short(w) => w.end[index as usize],
         }
     }

@@ -1,11 +1,11 @@
 //! Retransmission timeout estimation, RFC 6298.
 
 use super::config::TcpConfig;
-use crate::units::Time;
+use crate::units::{OptTime, Time};
 
 #[derive(Clone, Copy, Debug)]
 pub struct RtoEstimator {
-    srtt: Option<Time>,
+    srtt: OptTime,
     rttvar: Time,
     /// RTO from the estimator, clamped, before backoff.
     base: Time,
@@ -17,7 +17,7 @@ impl RtoEstimator {
     /// RFC 6298 (2.1): before any sample the RTO is the initial RTO.
     pub fn new(cfg: &TcpConfig) -> RtoEstimator {
         RtoEstimator {
-            srtt: None,
+            srtt: OptTime::NONE,
             rttvar: Time::ZERO,
             base: cfg.initial_rto,
             backoff: 0,
@@ -25,7 +25,7 @@ impl RtoEstimator {
     }
 
     pub fn srtt(&self) -> Option<Time> {
-        self.srtt
+        self.srtt.get()
     }
     pub fn rttvar(&self) -> Time {
         self.rttvar
@@ -36,20 +36,20 @@ impl RtoEstimator {
 
     /// Takes an RTT sample `r` (already quantized by the clock).
     pub fn sample(&mut self, r: Time, cfg: &TcpConfig) {
-        match self.srtt {
+        match self.srtt.get() {
             // RFC 6298 (2.2): first measurement.
             None => {
-                self.srtt = Some(r);
+                self.srtt = OptTime::some(r);
                 self.rttvar = Time(r.0 / 2);
             }
             // RFC 6298 (2.3): alpha = 1/8, beta = 1/4.
             Some(srtt) => {
                 let err = srtt.0.abs_diff(r.0);
                 self.rttvar = Time((3 * self.rttvar.0 + err) / 4);
-                self.srtt = Some(Time((7 * srtt.0 + r.0) / 8));
+                self.srtt = OptTime::some(Time((7 * srtt.0 + r.0) / 8));
             }
         }
-        let srtt = self.srtt.unwrap_or(r);
+        let srtt = self.srtt.get().unwrap_or(r);
         // RFC 6298 (2.2)/(2.3): RTO = SRTT + max(G, K*RTTVAR), K = 4.
         let rto = srtt + Time(cfg.granularity.0.max(4 * self.rttvar.0));
         // RFC 6298 (2.4)/(2.5): clamp to [min_rto, max_rto]; the timer counts whole ticks.

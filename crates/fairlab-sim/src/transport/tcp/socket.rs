@@ -17,7 +17,7 @@ use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
 use crate::engine::Rng;
 use crate::packet::{flags, FiveTuple, NodeId, Packet, MAX_SACK_BLOCKS, NO_TS};
-use crate::units::Time;
+use crate::units::{OptTime, Time};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcpState {
@@ -91,6 +91,27 @@ pub struct TraceRow {
     pub alpha: f64,
 }
 
+/// The segment timed for the RFC 6298 estimator (Karn: one at a time), in
+/// 16 bytes instead of `Option<(u64, Time)>`'s 24: `end` 0 is none, since
+/// every timed segment ends at 1 or above (the SYN occupies sequence 0).
+#[derive(Clone, Copy, Debug)]
+struct RttTiming {
+    /// One past its last sequence number.
+    end: u64,
+    sent: Time,
+}
+
+impl RttTiming {
+    const NONE: RttTiming = RttTiming {
+        end: 0,
+        sent: Time::ZERO,
+    };
+    #[inline]
+    fn get(self) -> Option<(u64, Time)> {
+        (self.end != 0).then_some((self.end, self.sent))
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct TcpSocket {
     cfg: TcpConfig,
@@ -123,16 +144,16 @@ pub struct TcpSocket {
     /// RFC 6675 HighRxt: one past the highest byte retransmitted in recovery.
     high_rxt: u64,
     scoreboard: Scoreboard,
-    /// The segment being timed for the RFC 6298 estimator: (end sequence, send time).
-    rtt_timing: Option<(u64, Time)>,
+    /// The segment being timed for the RFC 6298 estimator.
+    rtt_timing: RttTiming,
     rto: RtoEstimator,
-    rto_deadline: Option<Time>,
+    rto_deadline: OptTime,
     consecutive_timeouts: u32,
     /// One past the highest byte ever retransmitted (timeout causes).
     rtx_mark: u64,
-    min_rtt: Option<Time>,
+    min_rtt: OptTime,
     last_data_sent: Time,
-    silence_since: Option<Time>,
+    silence_since: OptTime,
     /// RFC 3168 (6.1.2): no second reduction before this byte is acked.
     ecn_recover: u64,
     send_cwr: bool,
@@ -142,9 +163,10 @@ pub struct TcpSocket {
     rcv_nxt: u64,
     ooo: Reassembly,
     /// The most recent out-of-order arrival, reported first (RFC 2018 (4)).
-    last_ooo: Option<(u64, u64)>,
+    /// (Its first byte; 0 for none: out-of-order data starts above rcv_nxt.)
+    last_ooo: u64,
     unacked_segments: u32,
-    delack_deadline: Option<Time>,
+    delack_deadline: OptTime,
     /// RFC 7323 TS.Recent: timestamp to echo.
     ts_recent: Time,
     /// RFC 3168 receiver: ECE latched until CWR.
@@ -200,22 +222,22 @@ impl TcpSocket {
             first_partial_ack: true,
             high_rxt: 0,
             scoreboard: Scoreboard::default(),
-            rtt_timing: None,
+            rtt_timing: RttTiming::NONE,
             rto: RtoEstimator::new(&cfg),
-            rto_deadline: None,
+            rto_deadline: OptTime::NONE,
             consecutive_timeouts: 0,
             rtx_mark: 0,
-            min_rtt: None,
+            min_rtt: OptTime::NONE,
             last_data_sent: Time::ZERO,
-            silence_since: None,
+            silence_since: OptTime::NONE,
             ecn_recover: 0,
             send_cwr: false,
             rng: Rng::new(conn as u64 * 2 + passive as u64),
             rcv_nxt: 0,
             ooo: Reassembly::default(),
-            last_ooo: None,
+            last_ooo: 0,
             unacked_segments: 0,
-            delack_deadline: None,
+            delack_deadline: OptTime::NONE,
             ts_recent: NO_TS,
             ece_latched: false,
             ce_state: false,
@@ -269,7 +291,7 @@ impl TcpSocket {
         self.rto.srtt()
     }
     pub fn min_rtt(&self) -> Option<Time> {
-        self.min_rtt
+        self.min_rtt.get()
     }
     pub fn rto(&self) -> Time {
         self.rto.current(&self.cfg)
@@ -298,6 +320,7 @@ impl TcpSocket {
     pub fn longest_silence_at(&self, now: Time) -> Time {
         let open = self
             .silence_since
+            .get()
             .map_or(Time::ZERO, |s| now.saturating_sub(s));
         self.stats.longest_silence.max(open)
     }
@@ -305,10 +328,7 @@ impl TcpSocket {
     /// The earliest instant this socket needs a wake-up.
     #[inline]
     pub fn next_deadline(&self) -> Option<Time> {
-        match (self.rto_deadline, self.delack_deadline) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
+        self.rto_deadline.min(self.delack_deadline).get()
     }
 
     /// Active open: send a SYN.
@@ -405,13 +425,16 @@ impl TcpSocket {
     fn fill_sack(&self, p: &mut Packet) {
         let base = self.rcv_nxt;
         let mut n = 0usize;
-        let first = self.last_ooo.and_then(|(s, _)| {
+        let s = self.last_ooo;
+        let first = if s == 0 {
+            None
+        } else {
             self.ooo
                 .ranges()
                 .iter()
                 .find(|r| r.0 <= s && s < r.1)
                 .copied()
-        });
+        };
         if let Some(r) = first {
             p.sack[0] = ((r.0 - base) as u32, (r.1 - base) as u32);
             n = 1;
@@ -434,7 +457,7 @@ impl TcpSocket {
         if p.has(flags::ACK) {
             // Every segment we send acknowledges all we have received.
             self.unacked_segments = 0;
-            self.delack_deadline = None;
+            self.delack_deadline = OptTime::NONE;
         }
         out.push(p);
     }
@@ -446,7 +469,11 @@ impl TcpSocket {
             flags::SYN
         };
         let retransmission = self.snd_max > 0;
-        self.rtt_timing = if retransmission { None } else { Some((1, now)) };
+        self.rtt_timing = if retransmission {
+            RttTiming::NONE
+        } else {
+            RttTiming { end: 1, sent: now }
+        };
         self.snd_nxt = 1;
         self.snd_max = 1;
         let mut p = self.packet(0, 0, fl);
@@ -476,7 +503,7 @@ impl TcpSocket {
                 d += Time(self.rng.below_inclusive(srtt.0.saturating_mul(k)));
             }
         }
-        self.rto_deadline = Some(self.cfg.clock.deadline(now, d));
+        self.rto_deadline = OptTime::some(self.cfg.clock.deadline(now, d));
     }
 
     fn send_data(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Packet>) {
@@ -486,14 +513,17 @@ impl TcpSocket {
             self.stats.retransmits += 1;
             self.rtx_mark = self.rtx_mark.max(seq + len);
             // Karn: never time a segment that was retransmitted.
-            if matches!(self.rtt_timing, Some((end, _)) if end > seq) {
-                self.rtt_timing = None;
+            if matches!(self.rtt_timing.get(), Some((end, _)) if end > seq) {
+                self.rtt_timing = RttTiming::NONE;
             }
-        } else if self.rtt_timing.is_none() {
-            self.rtt_timing = Some((seq + len, now));
+        } else if self.rtt_timing.get().is_none() {
+            self.rtt_timing = RttTiming {
+                end: seq + len,
+                sent: now,
+            };
         }
         if self.snd_una == self.snd_max {
-            self.silence_since = Some(now);
+            self.silence_since = OptTime::some(now);
         }
         // RFC 6298 (5.1): start the timer if it is not running.
         if self.rto_deadline.is_none() {
@@ -631,7 +661,8 @@ impl TcpSocket {
         if ack_now {
             self.send_ack(out);
         } else if self.unacked_segments > 0 && self.delack_deadline.is_none() {
-            self.delack_deadline = Some(self.cfg.clock.deadline(now, self.cfg.delayed_ack_timeout));
+            self.delack_deadline =
+                OptTime::some(self.cfg.clock.deadline(now, self.cfg.delayed_ack_timeout));
         }
         outcome
     }
@@ -641,12 +672,13 @@ impl TcpSocket {
         self.snd_una = 1;
         self.snd_nxt = self.snd_nxt.max(1);
         self.peer_wnd = seg.wnd as u64;
-        if let Some((_, sent)) = self.rtt_timing.take() {
+        if let Some((_, sent)) = self.rtt_timing.get() {
+            self.rtt_timing = RttTiming::NONE;
             let r = self.cfg.clock.measure(sent, now);
             self.rto.sample(r, &self.cfg);
-            self.min_rtt = Some(now - sent);
+            self.min_rtt = OptTime::some(now - sent);
         }
-        self.rto_deadline = None;
+        self.rto_deadline = OptTime::NONE;
         self.consecutive_timeouts = 0;
     }
 
@@ -683,7 +715,7 @@ impl TcpSocket {
             // RFC 5681 (4.2): an out-of-order segment is ACKed at once
             // (this is the duplicate ACK that drives fast retransmit).
             self.ooo.insert(start, end);
-            self.last_ooo = Some((start, end));
+            self.last_ooo = start;
             return (0, true);
         }
         let before = self.rcv_nxt;
@@ -776,18 +808,18 @@ impl TcpSocket {
         if self.cfg.rtt_timestamps && seg.ts_echo != NO_TS && seg.ts_echo <= now {
             let r = self.cfg.clock.measure(seg.ts_echo, now);
             self.rto.sample(r, &self.cfg);
-            self.rtt_timing = None;
-        } else if let Some((end, sent)) = self.rtt_timing {
+            self.rtt_timing = RttTiming::NONE;
+        } else if let Some((end, sent)) = self.rtt_timing.get() {
             if ack >= end {
                 let r = self.cfg.clock.measure(sent, now);
                 self.rto.sample(r, &self.cfg);
-                self.rtt_timing = None;
+                self.rtt_timing = RttTiming::NONE;
             }
         }
         // The congestion controller's exact RTT, from the echoed timestamp.
         let rtt = (seg.ts_echo != NO_TS && seg.ts_echo <= now).then(|| now - seg.ts_echo);
         if let Some(r) = rtt {
-            self.min_rtt = Some(self.min_rtt.map_or(r, |m| m.min(r)));
+            self.min_rtt = self.min_rtt.min(OptTime::some(r));
         }
         self.snd_una = ack;
         self.consecutive_timeouts = 0;
@@ -847,7 +879,7 @@ impl TcpSocket {
                     acked,
                     flight: flight_before,
                     rtt,
-                    min_rtt: self.min_rtt,
+                    min_rtt: self.min_rtt.get(),
                     ece,
                     snd_una: self.snd_una,
                     snd_nxt: self.snd_nxt,
@@ -871,7 +903,7 @@ impl TcpSocket {
         // restart it (during NewReno recovery only the first partial ACK
         // restarts it, above).
         if self.snd_una == self.snd_max {
-            self.rto_deadline = None;
+            self.rto_deadline = OptTime::NONE;
         } else if !(self.in_recovery && self.recovery_kind == Recovery::NewReno) {
             self.arm_rto(now);
         }
@@ -1031,13 +1063,17 @@ impl TcpSocket {
 
     /// Bookkeeping of the longest silence: time with data outstanding and no ACK.
     fn note_ack_arrival(&mut self, now: Time, ack: u64) {
-        if let Some(since) = self.silence_since {
+        if let Some(since) = self.silence_since.get() {
             let gap = now.saturating_sub(since);
             if gap > self.stats.longest_silence {
                 self.stats.longest_silence = gap;
             }
         }
-        self.silence_since = if ack < self.snd_max { Some(now) } else { None };
+        self.silence_since = if ack < self.snd_max {
+            OptTime::some(now)
+        } else {
+            OptTime::NONE
+        };
     }
 
     /// The host's transmit queue refused `seg`: Linux's qdisc returned
@@ -1067,8 +1103,8 @@ impl TcpSocket {
         let end = seg.seq + seg.payload as u64;
         if end == self.snd_max && !seg.timeout_rtx {
             self.snd_max = seg.seq;
-            if matches!(self.rtt_timing, Some((e, _)) if e > seg.seq) {
-                self.rtt_timing = None;
+            if matches!(self.rtt_timing.get(), Some((e, _)) if e > seg.seq) {
+                self.rtt_timing = RttTiming::NONE;
             }
         }
         self.snd_nxt = self.snd_nxt.min(seg.seq);
@@ -1080,7 +1116,7 @@ impl TcpSocket {
             // Linux's zero-window probe timer (`tcp_check_probe_timer`,
             // one RTO) retries; here the retransmission timer does, as a
             // probe that neither backs off nor collapses the window.
-            self.silence_since = None;
+            self.silence_since = OptTime::NONE;
             if self.rto_deadline.is_none() {
                 self.arm_rto(now);
             }
@@ -1090,14 +1126,14 @@ impl TcpSocket {
 
     /// A wake-up at `now`: fire whichever timers are due.
     pub fn on_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if matches!(self.delack_deadline, Some(d) if d <= now) {
-            self.delack_deadline = None;
+        if self.delack_deadline.reached(now) {
+            self.delack_deadline = OptTime::NONE;
             if self.unacked_segments > 0 {
                 self.send_ack(out);
             }
         }
-        if matches!(self.rto_deadline, Some(d) if d <= now) {
-            self.rto_deadline = None;
+        if self.rto_deadline.reached(now) {
+            self.rto_deadline = OptTime::NONE;
             self.on_rto(now, out);
         }
         self.trace_point(now);
@@ -1106,9 +1142,9 @@ impl TcpSocket {
     /// Gives up: the connection is dead (counted as aborted by the simulator).
     fn abort(&mut self) {
         self.state = TcpState::Aborted;
-        self.rto_deadline = None;
-        self.delack_deadline = None;
-        self.silence_since = None;
+        self.rto_deadline = OptTime::NONE;
+        self.delack_deadline = OptTime::NONE;
+        self.silence_since = OptTime::NONE;
     }
 
     /// RFC 6298 (5.4)-(5.6) and RFC 5681 (3.1) on a retransmission timeout.
@@ -1161,7 +1197,7 @@ impl TcpSocket {
         self.high_rxt = self.snd_una;
         // RFC 6298 (5.5): back off; Karn: no sample from what is retransmitted.
         self.rto.back_off(&self.cfg);
-        self.rtt_timing = None;
+        self.rtt_timing = RttTiming::NONE;
         // Go back: resend from the first unacknowledged byte as cwnd allows.
         self.snd_nxt = self.snd_una;
         let first = out.len();

@@ -8,7 +8,7 @@
 //! increase leaves over is carried to the next ACK instead of being lost.
 
 use super::{AckEvent, CongestionControl, NewReno, Window};
-use crate::units::Time;
+use crate::units::{OptTime, Time};
 
 /// RFC 9438 (4.1.1): C = 0.4 (segments / second^3).
 pub const C: f64 = 0.4;
@@ -32,7 +32,7 @@ pub struct Cubic {
     /// K (seconds), RFC 9438 (4.2) eq. 2.
     k: f64,
     /// t_epoch: when the current congestion-avoidance stage began.
-    epoch_start: Option<Time>,
+    epoch_start: OptTime,
     /// W_est (segments), RFC 9438 (4.3).
     w_est: f64,
     /// The last congestion event was a timeout: RFC 9438 (4.8) restarts the
@@ -51,7 +51,7 @@ impl Cubic {
             w_max: 0.0,
             cwnd_prior: 0.0,
             k: 0.0,
-            epoch_start: None,
+            epoch_start: OptTime::NONE,
             w_est: 0.0,
             after_timeout: false,
             frac: 0.0,
@@ -107,7 +107,7 @@ impl Cubic {
         };
         self.cwnd_prior = cwnd;
         // RFC 9438 (4.2): the next congestion-avoidance stage is a new epoch.
-        self.epoch_start = None;
+        self.epoch_start = OptTime::NONE;
         self.frac = 0.0;
         // RFC 9438 (4.6): ssthresh = beta_cubic times the window, at least 2
         // segments. The window is cwnd, as in Linux (the RFC's pseudo-code
@@ -132,13 +132,13 @@ impl CongestionControl for Cubic {
             // RFC 9438 (4.10): standard slow start, RFC 5681 (3.1) cwnd +=
             // min(N, SMSS) (no HyStart++); the epoch begins when congestion
             // avoidance does.
-            self.epoch_start = None;
+            self.epoch_start = OptTime::NONE;
             NewReno.on_ack(w, ack);
             return;
         }
         let mss = self.mss as f64;
         let cwnd = self.exact_cwnd(w) / mss;
-        let start = match self.epoch_start {
+        let start = match self.epoch_start.get() {
             Some(s) => s,
             None => {
                 // RFC 9438 (4.2): a new epoch; cwnd_epoch = cwnd.
@@ -155,7 +155,7 @@ impl CongestionControl for Cubic {
                 self.after_timeout = false;
                 // RFC 9438 (4.3), (4.8): W_est = cwnd_epoch.
                 self.w_est = cwnd;
-                self.epoch_start = Some(ack.now);
+                self.epoch_start = OptTime::some(ack.now);
                 ack.now
             }
         };
