@@ -280,7 +280,7 @@ impl Endpoint {
     /// The data sender's congestion-state trace, when the scenario asked.
     pub fn trace(&self) -> Option<&[TraceRow]> {
         match self {
-            Endpoint::Tcp(c) => c.sender().trace.as_deref(),
+            Endpoint::Tcp(c) => c.sender().trace.as_deref().map(Vec::as_slice),
             Endpoint::Udp(_) => None,
         }
     }

@@ -23,6 +23,8 @@ use crate::transport::tcp::{RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, Timer
 use crate::transport::{Arrivals, Endpoint, UdpFlow};
 use crate::units::{Bytes, Time};
 use crate::workload::{Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
+use std::collections::HashMap;
+use std::sync::Arc;
 
 fn buffer(b: Buffer) -> BufferLimit {
     match b {
@@ -292,18 +294,25 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
 
     let mut conns: Vec<Conn> = Vec::new();
     let mut workloads: Vec<Workload> = Vec::new();
-    let socket = |cfg, c: u32, local, remote, passive: bool| {
-        let mut s = TcpSocket::new(cfg, c, local, remote, passive);
-        s.set_rng(Rng::stream(seed, &[RNG_TCP, c as u64, passive as u64]));
+    let socket = |cfg: &Arc<TcpConfig>, c: u32, local, remote, passive: bool| {
+        let mut s = TcpSocket::new(Arc::clone(cfg), c, local, remote, passive);
+        if cfg.uses_rng() {
+            s.set_rng(Rng::stream(seed, &[RNG_TCP, c as u64, passive as u64]));
+        }
         s
     };
+    // Sockets share their settings: one copy per distinct configuration,
+    // however many workloads override [tcp] the same way.
+    let mut configs: HashMap<TcpConfig, Arc<TcpConfig>> = HashMap::new();
+    let mut shared =
+        |cfg: TcpConfig| Arc::clone(configs.entry(cfg).or_insert_with(|| Arc::new(cfg)));
     for (wi, w) in sc.workloads.iter().enumerate() {
         let id = wi as u32;
         let start = w.start();
-        let tcp = match &resolved.workload_tcp[wi] {
+        let tcp = shared(match &resolved.workload_tcp[wi] {
             Some(t) => tcp_config(t),
             None => tcp,
-        };
+        });
         match w {
             WorkloadSpec::Incast(w) => {
                 let client = node(&w.client);
@@ -324,8 +333,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     };
                     // The client opens; the server listens and sends the data.
                     conns.push(Conn::new(
-                        socket(tcp, c, client, s, false),
-                        socket(tcp, c, s, client, true),
+                        socket(&tcp, c, client, s, false),
+                        socket(&tcp, c, s, client, true),
                         app,
                         1,
                     ));
@@ -348,8 +357,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 let dst = node(&w.dst);
                 let c = conns.len() as u32;
                 conns.push(Conn::new(
-                    socket(tcp, c, src, dst, false),
-                    socket(tcp, c, dst, src, true),
+                    socket(&tcp, c, src, dst, false),
+                    socket(&tcp, c, dst, src, true),
                     ConnApp {
                         workload: id,
                         index: 0,
@@ -373,8 +382,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     let c = conns.len() as u32;
                     ids.push(c);
                     conns.push(Conn::new(
-                        socket(tcp, c, src, dst, false),
-                        socket(tcp, c, dst, src, true),
+                        socket(&tcp, c, src, dst, false),
+                        socket(&tcp, c, dst, src, true),
                         ConnApp {
                             workload: id,
                             index: i,

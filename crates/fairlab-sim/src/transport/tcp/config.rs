@@ -12,7 +12,7 @@ use crate::units::{Bytes, Time};
 /// aligned), as ns-2's `tcpTick_` or a microsecond stack: RTT samples are
 /// rounded to whole ticks (at least one), RTOs are whole ticks, but a timer
 /// fires exactly one RTO after it was armed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TimerClock {
     pub tick: Time,
     pub aligned: bool,
@@ -75,7 +75,7 @@ impl TimerClock {
 }
 
 /// Every knob of a TCP endpoint.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TcpConfig {
     /// Maximum segment size (payload bytes per segment).
     pub mss: u32,
@@ -138,8 +138,16 @@ pub struct TcpConfig {
     pub max_retransmits: u32,
 }
 
+impl TcpConfig {
+    /// Whether an endpoint draws random numbers (a randomized RTO or a
+    /// random delay added to each timeout): only then it needs a stream.
+    pub fn uses_rng(&self) -> bool {
+        self.randomize_rto || self.rto_delay != RtoDelay::Off
+    }
+}
+
 /// A random delay added to each retransmission timeout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RtoDelay {
     Off,
     /// U(0, bound).

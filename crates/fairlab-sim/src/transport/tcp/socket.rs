@@ -18,6 +18,7 @@ use super::sack::Scoreboard;
 use crate::engine::Rng;
 use crate::packet::{flags, FiveTuple, NodeId, Packet, MAX_SACK_BLOCKS, NO_TS};
 use crate::units::{OptTime, Time};
+use std::sync::Arc;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TcpState {
@@ -114,7 +115,9 @@ impl RttTiming {
 
 #[derive(Clone, Debug)]
 pub struct TcpSocket {
-    cfg: TcpConfig,
+    /// Shared by every socket built from the same settings (a workload's):
+    /// 8 bytes here instead of 88.
+    cfg: Arc<TcpConfig>,
     conn: u32,
     local: NodeId,
     remote: NodeId,
@@ -157,7 +160,10 @@ pub struct TcpSocket {
     /// RFC 3168 (6.1.2): no second reduction before this byte is acked.
     ecn_recover: u64,
     send_cwr: bool,
-    rng: Rng,
+    /// Drawn from only with `randomize_rto` or an RTO delay, and present
+    /// only then (`TcpConfig::uses_rng`): most sockets would carry 32 bytes
+    /// they never use.
+    rng: Option<Box<Rng>>,
 
     // Receive half.
     rcv_nxt: u64,
@@ -175,12 +181,20 @@ pub struct TcpSocket {
     ce_state: bool,
 
     pub stats: TcpStats,
-    /// State changes, recorded only when tracing is on.
-    pub trace: Option<Vec<TraceRow>>,
+    /// State changes, recorded only when tracing is on (boxed: 8 bytes
+    /// when off, as it almost always is).
+    pub trace: Option<Box<Vec<TraceRow>>>,
 }
 
 impl TcpSocket {
-    pub fn new(cfg: TcpConfig, conn: u32, local: NodeId, remote: NodeId, passive: bool) -> Self {
+    pub fn new(
+        cfg: impl Into<Arc<TcpConfig>>,
+        conn: u32,
+        local: NodeId,
+        remote: NodeId,
+        passive: bool,
+    ) -> Self {
+        let cfg: Arc<TcpConfig> = cfg.into();
         let mss = cfg.mss as u64;
         let recovery_kind = if cfg.sack {
             Recovery::Sack
@@ -190,7 +204,6 @@ impl TcpSocket {
             Recovery::NewReno
         };
         TcpSocket {
-            cfg,
             conn,
             local,
             remote,
@@ -232,7 +245,9 @@ impl TcpSocket {
             silence_since: OptTime::NONE,
             ecn_recover: 0,
             send_cwr: false,
-            rng: Rng::new(conn as u64 * 2 + passive as u64),
+            rng: cfg
+                .uses_rng()
+                .then(|| Box::new(Rng::new(conn as u64 * 2 + passive as u64))),
             rcv_nxt: 0,
             ooo: Reassembly::default(),
             last_ooo: 0,
@@ -243,12 +258,17 @@ impl TcpSocket {
             ce_state: false,
             stats: TcpStats::default(),
             trace: None,
+            // Last: the fields above read it.
+            cfg,
         }
     }
 
-    /// Gives the socket its own random stream (randomized RTO).
+    /// Gives the socket its own random stream (kept only if the
+    /// configuration draws from it, `TcpConfig::uses_rng`).
     pub fn set_rng(&mut self, rng: Rng) {
-        self.rng = rng;
+        if self.cfg.uses_rng() {
+            self.rng = Some(Box::new(rng));
+        }
     }
 
     /// Names the flow this endpoint sends: its 5-tuple and that tuple's
@@ -265,7 +285,7 @@ impl TcpSocket {
 
     /// Turns on the state trace.
     pub fn enable_trace(&mut self) {
-        self.trace = Some(Vec::new());
+        self.trace = Some(Box::default());
     }
 
     /// (local, remote) nodes.
@@ -491,16 +511,19 @@ impl TcpSocket {
     #[inline]
     fn arm_rto(&mut self, now: Time) {
         let mut d = self.rto.current(&self.cfg);
-        if self.cfg.randomize_rto {
-            d += Time(self.rng.below_inclusive(d.0 / 2));
-        }
-        match self.cfg.rto_delay {
-            RtoDelay::Off => {}
-            RtoDelay::Upto(b) => d += Time(self.rng.below_inclusive(b.0)),
-            RtoDelay::Adaptive => {
-                let srtt = self.rto.srtt().unwrap_or(d);
-                let k = 1u64.checked_shl(self.rto.backoff()).unwrap_or(u64::MAX);
-                d += Time(self.rng.below_inclusive(srtt.0.saturating_mul(k)));
+        // Present exactly when the configuration draws from it.
+        if let Some(rng) = self.rng.as_deref_mut() {
+            if self.cfg.randomize_rto {
+                d += Time(rng.below_inclusive(d.0 / 2));
+            }
+            match self.cfg.rto_delay {
+                RtoDelay::Off => {}
+                RtoDelay::Upto(b) => d += Time(rng.below_inclusive(b.0)),
+                RtoDelay::Adaptive => {
+                    let srtt = self.rto.srtt().unwrap_or(d);
+                    let k = 1u64.checked_shl(self.rto.backoff()).unwrap_or(u64::MAX);
+                    d += Time(rng.below_inclusive(srtt.0.saturating_mul(k)));
+                }
             }
         }
         self.rto_deadline = OptTime::some(self.cfg.clock.deadline(now, d));

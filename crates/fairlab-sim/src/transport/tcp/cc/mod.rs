@@ -21,7 +21,7 @@ pub use vegas::Vegas;
 use crate::units::Time;
 
 /// Which algorithm a connection runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CcKind {
     /// RFC 5681 window growth with Reno loss recovery (no partial-ACK handling).
     Reno,
