@@ -9,7 +9,6 @@ pub const UNBOUNDED: u64 = 1 << 62;
 
 #[derive(Clone, Debug)]
 pub struct Bulk {
-    pub id: u32,
     pub conn: u32,
     pub start: Time,
     pub size: Option<u64>,
@@ -22,9 +21,8 @@ pub struct Bulk {
 }
 
 impl Bulk {
-    pub fn new(id: u32, conn: u32, start: Time, size: Option<u64>) -> Bulk {
+    pub fn new(conn: u32, start: Time, size: Option<u64>) -> Bulk {
         Bulk {
-            id,
             conn,
             start,
             size,

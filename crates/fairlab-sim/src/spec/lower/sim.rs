@@ -339,7 +339,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                         1,
                     ));
                 }
-                workloads.push(Workload::Incast(Incast::new(
+                workloads.push(Workload::Incast(Box::new(Incast::new(
                     id,
                     start,
                     client,
@@ -350,7 +350,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     w.rounds(),
                     w.response_jitter.unwrap_or(Time::ZERO),
                     Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
-                )));
+                ))));
             }
             WorkloadSpec::Bulk(w) => {
                 let src = node(&w.src);
@@ -365,12 +365,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     },
                     0,
                 ));
-                workloads.push(Workload::Bulk(Bulk::new(
-                    id,
-                    c,
-                    start,
-                    w.size.map(|s| s.get()),
-                )));
+                workloads.push(Workload::Bulk(Bulk::new(c, start, w.size.map(|s| s.get()))));
             }
             WorkloadSpec::Short(w) => {
                 let src = node(&w.src);
@@ -391,14 +386,14 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                         0,
                     ));
                 }
-                workloads.push(Workload::Short(ShortFlows::new(
+                workloads.push(Workload::Short(Box::new(ShortFlows::new(
                     id,
                     start,
                     w.spread.unwrap_or(Time::ZERO),
                     ids,
                     size,
                     &mut Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
-                )));
+                ))));
             }
             // UDP flows are endpoints after the connections: below.
             WorkloadSpec::Udp(_) => workloads.push(Workload::Udp(Udp::new(u32::MAX, start))),
