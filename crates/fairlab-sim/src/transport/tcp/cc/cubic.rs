@@ -22,7 +22,7 @@ const DEFAULT_RTT_S: f64 = 100e-6;
 
 #[derive(Clone, Debug)]
 pub struct Cubic {
-    mss: u64,
+    // (The segment size is the window's, `Window::mss`: not kept twice.)
     /// W_max (segments): the window just before the last reduction, lowered
     /// by fast convergence; 0 before the first congestion event.
     w_max: f64,
@@ -44,10 +44,15 @@ pub struct Cubic {
     written: u64,
 }
 
+impl Default for Cubic {
+    fn default() -> Cubic {
+        Cubic::new()
+    }
+}
+
 impl Cubic {
-    pub fn new(mss: u64) -> Cubic {
+    pub fn new() -> Cubic {
         Cubic {
-            mss,
             w_max: 0.0,
             cwnd_prior: 0.0,
             k: 0.0,
@@ -96,7 +101,7 @@ impl Cubic {
 
     /// A congestion event (loss, ECN-Echo or timeout): the new ssthresh.
     fn on_congestion(&mut self, w: &Window) -> u64 {
-        let mss = self.mss as f64;
+        let mss = w.mss as f64;
         let cwnd = self.exact_cwnd(w) / mss;
         // RFC 9438 (4.7) fast convergence: a flow whose maximum shrinks
         // releases bandwidth sooner by remembering a lower one.
@@ -112,7 +117,7 @@ impl Cubic {
         // RFC 9438 (4.6): ssthresh = beta_cubic times the window, at least 2
         // segments. The window is cwnd, as in Linux (the RFC's pseudo-code
         // has flight_size and lets implementations use cwnd).
-        ((cwnd * BETA * mss).round() as u64).max(2 * self.mss)
+        ((cwnd * BETA * mss).round() as u64).max(2 * w.mss)
     }
 
     /// cwnd in bytes with the carried fraction, if the socket has not
@@ -136,7 +141,7 @@ impl CongestionControl for Cubic {
             NewReno.on_ack(w, ack);
             return;
         }
-        let mss = self.mss as f64;
+        let mss = w.mss as f64;
         let cwnd = self.exact_cwnd(w) / mss;
         let start = match self.epoch_start.get() {
             Some(s) => s,
@@ -231,7 +236,7 @@ mod tests {
 
     #[test]
     fn loss_at_100_segments_sets_ssthresh_70_and_k_4_217_s() {
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         let mut w = window(100);
         loss(&mut c, &mut w, 100);
         // RFC 9438 (4.6): ssthresh = 0.7 * 100.
@@ -255,7 +260,7 @@ mod tests {
 
     #[test]
     fn ssthresh_is_at_least_two_segments() {
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         assert_eq!(
             c.ssthresh_after_loss(&window(2), 2 * MSS, Time::ZERO),
             2 * MSS
@@ -264,7 +269,7 @@ mod tests {
 
     #[test]
     fn concave_region_adds_target_minus_cwnd_over_cwnd_per_ack() {
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         let mut w = window(100);
         loss(&mut c, &mut w, 100);
         let rtt = Time::from_ms(100);
@@ -291,7 +296,7 @@ mod tests {
 
     #[test]
     fn fast_convergence_lowers_w_max_below_the_previous_maximum() {
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         let mut w = window(100);
         loss(&mut c, &mut w, 100);
         // RFC 9438 (4.7): a loss at 80 < 100 remembers 80 (1 + 0.7) / 2 = 68.
@@ -313,7 +318,7 @@ mod tests {
     fn window_follows_the_cubic_curve_between_losses() {
         // W_max = 100, cwnd = 70 after the loss, RTT 1 s: concave growth that
         // reaches W_max about K = 4.2 s after the loss, then convex growth.
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         let mut w = window(100);
         loss(&mut c, &mut w, 100);
         let rtt = Time::from_ms(1000);
@@ -353,7 +358,7 @@ mod tests {
         // ms at 100 us RTT the cubic curve stays at ~7 while W_est grows by
         // alpha_cubic / cwnd per ACK, then by 1 / cwnd once W_est >= cwnd_prior
         // = 10. cwnd = W_est throughout.
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         let mut w = window(10);
         loss(&mut c, &mut w, 10);
         assert_eq!(w.cwnd, 7 * MSS);
@@ -378,7 +383,7 @@ mod tests {
 
     #[test]
     fn alpha_cubic_switches_to_one_at_the_prior_window() {
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         let mut w = window(10);
         loss(&mut c, &mut w, 10);
         c.on_ack(
@@ -393,7 +398,7 @@ mod tests {
 
     #[test]
     fn timeout_restarts_the_curve_at_the_window_where_avoidance_begins() {
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         let mut w = window(100);
         w.ssthresh = c.ssthresh_after_timeout(&w, 100 * MSS, Time::ZERO);
         assert_eq!(w.ssthresh, 70 * MSS);
@@ -418,7 +423,7 @@ mod tests {
     fn sub_byte_increases_accumulate() {
         // At 1400 segments each ACK adds alpha_cubic / 1400 of a segment,
         // 0.38 byte: the fractions add up instead of being truncated away.
-        let mut c = Cubic::new(MSS);
+        let mut c = Cubic::new();
         let mut w = window(2000);
         loss(&mut c, &mut w, 2000);
         assert_eq!(w.cwnd, 1400 * MSS);

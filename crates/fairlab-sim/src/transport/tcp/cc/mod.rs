@@ -134,7 +134,7 @@ impl Cc {
     pub fn new(kind: CcKind, mss: u64) -> Cc {
         match kind {
             CcKind::Reno | CcKind::NewReno => Cc::NewReno(NewReno),
-            CcKind::Cubic => Cc::Cubic(Cubic::new(mss)),
+            CcKind::Cubic => Cc::Cubic(Cubic::new()),
             CcKind::Bic => Cc::Bic(Bic::new(mss)),
             CcKind::Vegas => Cc::Vegas(Vegas::new(mss)),
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(mss)),

@@ -7,7 +7,7 @@
 //! the smallest RTT sample of the round.
 
 use super::{AckEvent, CongestionControl, NewReno, Window};
-use crate::units::Time;
+use crate::units::{OptTime, Time};
 
 /// Paper, congestion avoidance mechanism: increase when fewer than alpha
 /// packets are queued...
@@ -25,9 +25,9 @@ pub const MIN_SAMPLES: u32 = 3;
 pub struct Vegas {
     mss: u64,
     /// BaseRTT: the minimum RTT ever seen, the propagation delay estimate.
-    base_rtt: Option<Time>,
+    base_rtt: OptTime,
     /// The smallest RTT sample of the current round.
-    rtt_min: Option<Time>,
+    rtt_min: OptTime,
     /// RTT samples in the current round.
     samples: u32,
     /// The current round ends when snd_una passes this; None: no round yet
@@ -42,8 +42,8 @@ impl Vegas {
     pub fn new(mss: u64) -> Vegas {
         Vegas {
             mss,
-            base_rtt: None,
-            rtt_min: None,
+            base_rtt: OptTime::NONE,
+            rtt_min: OptTime::NONE,
             samples: 0,
             round_end: None,
             ss_grow: true,
@@ -58,12 +58,12 @@ impl Vegas {
 
     /// BaseRTT, once any sample has been seen.
     pub fn base_rtt(&self) -> Option<Time> {
-        self.base_rtt
+        self.base_rtt.get()
     }
 
     fn start_round(&mut self, snd_nxt: u64) {
         self.round_end = Some(snd_nxt);
-        self.rtt_min = None;
+        self.rtt_min = OptTime::NONE;
         self.samples = 0;
     }
 
@@ -81,9 +81,9 @@ impl CongestionControl for Vegas {
         // BaseRTT: the smallest RTT of the connection (the socket's min_rtt
         // or this sample).
         for r in [ack.min_rtt, ack.rtt].into_iter().flatten() {
-            self.base_rtt = Some(self.base_rtt.map_or(r, |b| b.min(r)));
+            self.base_rtt = self.base_rtt.min(OptTime::some(r));
         }
-        let Some(base) = self.base_rtt else {
+        let Some(base) = self.base_rtt.get() else {
             // No delay information at all: Reno.
             NewReno.on_ack(w, ack);
             return;
@@ -93,7 +93,7 @@ impl CongestionControl for Vegas {
             self.start_round(ack.snd_nxt);
             self.ss_grow = true;
             if let Some(r) = ack.rtt {
-                self.rtt_min = Some(r);
+                self.rtt_min = OptTime::some(r);
                 self.samples = 1;
             }
             if w.in_slow_start() {
@@ -103,7 +103,7 @@ impl CongestionControl for Vegas {
         };
         // The sample of the ACK that closes a round belongs to that round.
         if let Some(r) = ack.rtt {
-            self.rtt_min = Some(self.rtt_min.map_or(r, |m| m.min(r)));
+            self.rtt_min = self.rtt_min.min(OptTime::some(r));
             self.samples += 1;
         }
         if ack.snd_una <= end {
@@ -114,7 +114,7 @@ impl CongestionControl for Vegas {
             return;
         }
         // The round has ended: decide once, from its smallest RTT.
-        let (rtt, n) = (self.rtt_min, self.samples);
+        let (rtt, n) = (self.rtt_min.get(), self.samples);
         self.start_round(ack.snd_nxt);
         let rtt = match rtt {
             Some(r) if n >= MIN_SAMPLES => r,
