@@ -31,7 +31,7 @@ impl Collector for Flows {
         let (mut saddr, mut daddr) = (strs(), strs());
         let (mut to_rtx, mut to_tail, mut to_win) = (ints(), ints(), ints());
         for (i, e) in sim.endpoints.iter().enumerate() {
-            let Some(r) = e.flow_record(end) else {
+            let Some(r) = e.flow_record(end, &sim.net) else {
                 continue;
             };
             let app = e.app();

@@ -49,6 +49,7 @@ mod udp;
 pub use tcp_conn::Conn;
 pub use udp::{Arrivals, UdpFlow};
 
+use crate::net::Network;
 use crate::packet::{FiveTuple, FlowHasher, NodeId, Packet, Protocol};
 use crate::units::Time;
 use tcp::TraceRow;
@@ -271,16 +272,16 @@ impl Endpoint {
     /// Its row of the flows table at the end of a run ending at `end`, if
     /// it has one (UDP flows have none: their datagrams are counted in the
     /// summary).
-    pub fn flow_record(&self, end: Time) -> Option<FlowRecord> {
+    pub fn flow_record(&self, end: Time, net: &Network) -> Option<FlowRecord> {
         match self {
-            Endpoint::Tcp(c) => Some(c.flow_record(end)),
+            Endpoint::Tcp(c) => Some(c.flow_record(end, net)),
             Endpoint::Udp(_) => None,
         }
     }
     /// The data sender's congestion-state trace, when the scenario asked.
     pub fn trace(&self) -> Option<&[TraceRow]> {
         match self {
-            Endpoint::Tcp(c) => c.sender().trace.as_deref().map(Vec::as_slice),
+            Endpoint::Tcp(c) => c.sender().trace(),
             Endpoint::Udp(_) => None,
         }
     }

@@ -3,7 +3,8 @@
 //! receiving socket, local drops reported back to the sender.
 
 use super::{ConnApp, FlowRecord, Outbox, Step};
-use crate::packet::{FiveTuple, FlowHasher, Packet};
+use crate::net::Network;
+use crate::packet::{FiveTuple, FlowHasher, Packet, Protocol};
 use crate::transport::tcp::TcpSocket;
 use crate::units::{OptTime, Time};
 
@@ -14,26 +15,55 @@ pub struct Conn {
     pub sock: [TcpSocket; 2],
     timer_at: [Option<Time>; 2],
     pub app: ConnApp,
-    /// Which side sends the bulk of the data (1 = passive: incast servers).
-    pub data_side: usize,
     pub opened: OptTime,
+    /// Which side sends the bulk of the data (1 = passive: incast servers).
+    data_side: u8,
+    /// The opener's 5-tuple's ports (0 until named, see [`Conn::set_flow`]):
+    /// with the hosts' addresses, the tuple, kept once per connection.
+    sport: u16,
+    dport: u16,
 }
 
 impl Conn {
     pub fn new(active: TcpSocket, passive: TcpSocket, app: ConnApp, data_side: usize) -> Conn {
+        debug_assert!(data_side < 2);
         Conn {
             sock: [active, passive],
             timer_at: [None, None],
             app,
-            data_side,
             opened: OptTime::NONE,
+            data_side: data_side as u8,
+            sport: 0,
+            dport: 0,
         }
     }
+    /// Which side sends the bulk of the data (1 = passive: incast servers).
+    #[inline]
+    pub fn data_side(&self) -> usize {
+        self.data_side as usize
+    }
     pub fn sender(&self) -> &TcpSocket {
-        &self.sock[self.data_side]
+        &self.sock[self.data_side()]
     }
     pub fn receiver(&self) -> &TcpSocket {
-        &self.sock[1 - self.data_side]
+        &self.sock[1 - self.data_side()]
+    }
+    /// The 5-tuple side `side` sends with, once the flow is named: the
+    /// opener's is (its address, the listener's, its ephemeral port, the
+    /// listening port, TCP), the listener's the reverse.
+    pub fn tuple(&self, side: usize, net: &Network) -> Option<FiveTuple> {
+        if self.sport == 0 {
+            return None;
+        }
+        let (a, b) = self.sock[0].endpoints();
+        let t = FiveTuple {
+            src: net.addr(a),
+            dst: net.addr(b),
+            sport: self.sport,
+            dport: self.dport,
+            proto: Protocol::Tcp,
+        };
+        Some(if side == 0 { t } else { t.reversed() })
     }
     pub fn timeouts(&self) -> u64 {
         self.sock[0].stats.timeouts + self.sock[1].stats.timeouts
@@ -41,9 +71,11 @@ impl Conn {
 
     /// Names both directions: `t` is the opener's 5-tuple.
     pub(super) fn set_flow(&mut self, t: FiveTuple, hasher: &FlowHasher) {
-        self.sock[0].set_flow(t, hasher.hash(&t));
-        let r = t.reversed();
-        self.sock[1].set_flow(r, hasher.hash(&r));
+        debug_assert!(t.sport != 0 && t.proto == Protocol::Tcp);
+        self.sport = t.sport;
+        self.dport = t.dport;
+        self.sock[0].set_flow_hash(hasher.hash(&t));
+        self.sock[1].set_flow_hash(hasher.hash(&t.reversed()));
     }
 
     /// The application opens the connection: the opener sends its SYN, or
@@ -88,7 +120,7 @@ impl Conn {
             sync: true,
             opened: u8::from(outcome.established) << side,
             delivered: outcome.delivered,
-            data: side != self.data_side,
+            data: side != self.data_side(),
             aborted: false,
         }
     }
@@ -133,7 +165,7 @@ impl Conn {
     }
 
     /// The flows table's row, seen from the data sender.
-    pub(super) fn flow_record(&self, end: Time) -> FlowRecord {
+    pub(super) fn flow_record(&self, end: Time, net: &Network) -> FlowRecord {
         let (s, r) = (self.sender(), self.receiver());
         let cfg = s.config();
         let mut cc = cfg.cc.name().to_string();
@@ -160,7 +192,9 @@ impl Conn {
             srtt: s.srtt(),
             rto: s.rto(),
             local_drops: s.stats.local_drops,
-            tuple: s.tuple().expect("every flow is named"),
+            tuple: self
+                .tuple(self.data_side(), net)
+                .expect("every flow is named"),
         }
     }
 }

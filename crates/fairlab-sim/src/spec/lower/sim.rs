@@ -409,7 +409,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         for (i, c) in conns.iter_mut().enumerate() {
             let wanted = only.as_ref().is_none_or(|f| f.contains(&(i as u32)));
             if wanted {
-                let side = c.data_side;
+                let side = c.data_side();
                 c.sock[side].enable_trace();
             }
         }

@@ -16,7 +16,7 @@ use super::reassembly::Reassembly;
 use super::rto::RtoEstimator;
 use super::sack::Scoreboard;
 use crate::engine::Rng;
-use crate::packet::{flags, FiveTuple, NodeId, Packet, MAX_SACK_BLOCKS, NO_TS};
+use crate::packet::{flags, NodeId, Packet, MAX_SACK_BLOCKS, NO_TS};
 use crate::units::{OptTime, Time};
 use std::sync::Arc;
 
@@ -113,6 +113,17 @@ impl RttTiming {
     }
 }
 
+/// What only some sockets use, kept out of line (8 bytes for a null box
+/// instead of 56 inline on every socket).
+#[derive(Clone, Debug, Default)]
+struct Extras {
+    /// Drawn from only with `randomize_rto` or an RTO delay, and present
+    /// exactly then (`TcpConfig::uses_rng`).
+    rng: Option<Rng>,
+    /// State changes, recorded only when tracing is on.
+    trace: Option<Vec<TraceRow>>,
+}
+
 #[derive(Clone, Debug)]
 pub struct TcpSocket {
     /// Shared by every socket built from the same settings (a workload's):
@@ -122,9 +133,10 @@ pub struct TcpSocket {
     local: NodeId,
     remote: NodeId,
     passive: bool,
-    /// The 5-tuple this endpoint sends with, and its flow hash (computed
-    /// once, carried by every segment as Linux carries `skb->hash`).
-    tuple: Option<FiveTuple>,
+    /// The hash of the 5-tuple this endpoint sends with (computed once,
+    /// carried by every segment as Linux carries `skb->hash`). The tuple
+    /// itself is the connection's ([`crate::sim::Conn::tuple`]): kept once
+    /// there, not twice here.
     flow_hash: u32,
     state: TcpState,
     recovery_kind: Recovery,
@@ -136,7 +148,9 @@ pub struct TcpSocket {
     /// One past the last byte the application has written.
     app_end: u64,
     w: Window,
-    peer_wnd: u64,
+    /// The peer's receive window, as segments carry it (32 bits, the
+    /// width of `Packet::wnd`).
+    peer_wnd: u32,
     cc: Cc,
     dupacks: u32,
     in_recovery: bool,
@@ -160,17 +174,12 @@ pub struct TcpSocket {
     /// RFC 3168 (6.1.2): no second reduction before this byte is acked.
     ecn_recover: u64,
     send_cwr: bool,
-    /// Drawn from only with `randomize_rto` or an RTO delay, and present
-    /// only then (`TcpConfig::uses_rng`): most sockets would carry 32 bytes
-    /// they never use.
-    rng: Option<Box<Rng>>,
 
     // Receive half.
     rcv_nxt: u64,
+    /// Out-of-order data, and the most recent arrival (reported first,
+    /// RFC 2018 (4)).
     ooo: Reassembly,
-    /// The most recent out-of-order arrival, reported first (RFC 2018 (4)).
-    /// (Its first byte; 0 for none: out-of-order data starts above rcv_nxt.)
-    last_ooo: u64,
     unacked_segments: u32,
     delack_deadline: OptTime,
     /// RFC 7323 TS.Recent: timestamp to echo.
@@ -181,9 +190,8 @@ pub struct TcpSocket {
     ce_state: bool,
 
     pub stats: TcpStats,
-    /// State changes, recorded only when tracing is on (boxed: 8 bytes
-    /// when off, as it almost always is).
-    pub trace: Option<Box<Vec<TraceRow>>>,
+    /// The RTO's random stream and the trace, which only some runs use.
+    extras: Option<Box<Extras>>,
 }
 
 impl TcpSocket {
@@ -208,7 +216,6 @@ impl TcpSocket {
             local,
             remote,
             passive,
-            tuple: None,
             flow_hash: 0,
             state: if passive {
                 TcpState::Listen
@@ -227,7 +234,8 @@ impl TcpSocket {
                 ssthresh: if cfg.slow_start { u64::MAX } else { mss },
                 mss,
             },
-            peer_wnd: cfg.receive_window.get(),
+            // What a peer with these settings advertises (see `packet`).
+            peer_wnd: cfg.receive_window.get().min(u32::MAX as u64) as u32,
             cc: Cc::new(cfg.cc, mss),
             dupacks: 0,
             in_recovery: false,
@@ -245,19 +253,20 @@ impl TcpSocket {
             silence_since: OptTime::NONE,
             ecn_recover: 0,
             send_cwr: false,
-            rng: cfg
-                .uses_rng()
-                .then(|| Box::new(Rng::new(conn as u64 * 2 + passive as u64))),
             rcv_nxt: 0,
             ooo: Reassembly::default(),
-            last_ooo: 0,
             unacked_segments: 0,
             delack_deadline: OptTime::NONE,
             ts_recent: NO_TS,
             ece_latched: false,
             ce_state: false,
             stats: TcpStats::default(),
-            trace: None,
+            extras: cfg.uses_rng().then(|| {
+                Box::new(Extras {
+                    rng: Some(Rng::new(conn as u64 * 2 + passive as u64)),
+                    trace: None,
+                })
+            }),
             // Last: the fields above read it.
             cfg,
         }
@@ -267,25 +276,24 @@ impl TcpSocket {
     /// configuration draws from it, `TcpConfig::uses_rng`).
     pub fn set_rng(&mut self, rng: Rng) {
         if self.cfg.uses_rng() {
-            self.rng = Some(Box::new(rng));
+            self.extras.get_or_insert_with(Box::default).rng = Some(rng);
         }
     }
 
-    /// Names the flow this endpoint sends: its 5-tuple and that tuple's
-    /// hash under the run's [`crate::packet::FlowHasher`].
-    pub fn set_flow(&mut self, tuple: FiveTuple, hash: u32) {
-        self.tuple = Some(tuple);
+    /// Names the flow this endpoint sends: the hash of its 5-tuple under
+    /// the run's [`crate::packet::FlowHasher`].
+    pub fn set_flow_hash(&mut self, hash: u32) {
         self.flow_hash = hash;
-    }
-
-    /// The 5-tuple this endpoint sends with, once named.
-    pub fn tuple(&self) -> Option<FiveTuple> {
-        self.tuple
     }
 
     /// Turns on the state trace.
     pub fn enable_trace(&mut self) {
-        self.trace = Some(Box::default());
+        self.extras.get_or_insert_with(Box::default).trace = Some(Vec::new());
+    }
+
+    /// The state trace, when it is on.
+    pub fn trace(&self) -> Option<&[TraceRow]> {
+        self.extras.as_deref()?.trace.as_deref()
     }
 
     /// (local, remote) nodes.
@@ -380,7 +388,7 @@ impl TcpSocket {
 
     #[inline]
     fn trace_point(&mut self, now: Time) {
-        if let Some(tr) = self.trace.as_mut() {
+        if let Some(tr) = self.extras.as_deref_mut().and_then(|x| x.trace.as_mut()) {
             let row = TraceRow {
                 t: now,
                 cwnd: self.w.cwnd,
@@ -445,16 +453,13 @@ impl TcpSocket {
     fn fill_sack(&self, p: &mut Packet) {
         let base = self.rcv_nxt;
         let mut n = 0usize;
-        let s = self.last_ooo;
-        let first = if s == 0 {
-            None
-        } else {
+        let first = self.ooo.last_arrival().and_then(|s| {
             self.ooo
                 .ranges()
                 .iter()
                 .find(|r| r.0 <= s && s < r.1)
                 .copied()
-        };
+        });
         if let Some(r) = first {
             p.sack[0] = ((r.0 - base) as u32, (r.1 - base) as u32);
             n = 1;
@@ -512,7 +517,7 @@ impl TcpSocket {
     fn arm_rto(&mut self, now: Time) {
         let mut d = self.rto.current(&self.cfg);
         // Present exactly when the configuration draws from it.
-        if let Some(rng) = self.rng.as_deref_mut() {
+        if let Some(rng) = self.extras.as_deref_mut().and_then(|x| x.rng.as_mut()) {
             if self.cfg.randomize_rto {
                 d += Time(rng.below_inclusive(d.0 / 2));
             }
@@ -592,7 +597,7 @@ impl TcpSocket {
                 break;
             }
             let len = remaining.min(mss);
-            let wnd = self.w.cwnd.min(self.peer_wnd);
+            let wnd = self.w.cwnd.min(self.peer_wnd as u64);
             if self.snd_nxt + len > self.snd_una + wnd {
                 break;
             }
@@ -632,7 +637,7 @@ impl TcpSocket {
                 if seg.has(flags::SYN) {
                     self.rcv_nxt = seg.seq + 1;
                     self.ts_recent = seg.ts;
-                    self.peer_wnd = seg.wnd as u64;
+                    self.peer_wnd = seg.wnd;
                     self.state = TcpState::SynReceived;
                     self.send_syn(now, out);
                 }
@@ -694,7 +699,7 @@ impl TcpSocket {
         self.state = TcpState::Established;
         self.snd_una = 1;
         self.snd_nxt = self.snd_nxt.max(1);
-        self.peer_wnd = seg.wnd as u64;
+        self.peer_wnd = seg.wnd;
         if let Some((_, sent)) = self.rtt_timing.get() {
             self.rtt_timing = RttTiming::NONE;
             let r = self.cfg.clock.measure(sent, now);
@@ -738,7 +743,6 @@ impl TcpSocket {
             // RFC 5681 (4.2): an out-of-order segment is ACKed at once
             // (this is the duplicate ACK that drives fast retransmit).
             self.ooo.insert(start, end);
-            self.last_ooo = start;
             return (0, true);
         }
         let before = self.rcv_nxt;
@@ -765,8 +769,8 @@ impl TcpSocket {
         if ack > self.snd_max {
             return; // Acknowledges data never sent: ignore (RFC 793).
         }
-        let window_changed = seg.wnd as u64 != self.peer_wnd;
-        self.peer_wnd = seg.wnd as u64;
+        let window_changed = seg.wnd != self.peer_wnd;
+        self.peer_wnd = seg.wnd;
         let ece = seg.has(flags::ECE);
         if self.cfg.sack {
             for (s, e) in seg.sack_blocks() {
@@ -948,7 +952,7 @@ impl TcpSocket {
             // flight at most cwnd + 2 SMSS (ns-2's send_one).
             if self.cfg.limited_transmit && self.snd_nxt < self.app_end {
                 let len = (self.app_end - self.snd_nxt).min(mss);
-                let allowed = self.peer_wnd.min(self.w.cwnd + self.dupacks as u64 * mss);
+                let allowed = (self.peer_wnd as u64).min(self.w.cwnd + self.dupacks as u64 * mss);
                 if self.snd_nxt == self.snd_max && self.snd_nxt + len <= self.snd_una + allowed {
                     self.send_data(now, self.snd_nxt, len, out);
                     self.snd_nxt += len;
@@ -1052,7 +1056,7 @@ impl TcpSocket {
             // Rule 2: new data, if the receiver's window allows.
             if self.snd_nxt < self.app_end {
                 let len = (self.app_end - self.snd_nxt).min(mss);
-                if self.snd_nxt + len <= self.snd_una + self.peer_wnd {
+                if self.snd_nxt + len <= self.snd_una + self.peer_wnd as u64 {
                     self.send_data(now, self.snd_nxt, len, out);
                     self.snd_nxt += len;
                     self.snd_max = self.snd_max.max(self.snd_nxt);
