@@ -176,12 +176,12 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             Discipline::Droptail => droptail(limit, ecn),
             Discipline::Hcf => {
                 let cfg = hcf_config(&sc.queue.hcf, spec_limit, packet);
-                Queue::Hcf(Hcf::new(cfg, Rng::stream(seed, &[RNG_QUEUE, n])))
+                Queue::Hcf(Box::new(Hcf::new(cfg, Rng::stream(seed, &[RNG_QUEUE, n]))))
             }
             Discipline::Red => {
                 let r = &sc.queue.red;
                 let rate = t.red_rate();
-                Queue::Red(Red::new(
+                Queue::Red(Box::new(Red::new(
                     RedConfig {
                         limit,
                         min_th: r.min_th,
@@ -193,20 +193,20 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                         packet_time: rate.serialization(packet),
                     },
                     Rng::stream(seed, &[RNG_QUEUE, n]),
-                ))
+                )))
             }
-            Discipline::Sfq => Queue::Sfq(Sfq::new(
+            Discipline::Sfq => Queue::Sfq(Box::new(Sfq::new(
                 sc.queue.sfq.buckets,
                 limit,
                 sc.queue.sfq.perturb,
                 Rng::stream(seed, &[RNG_QUEUE, n]),
-            )),
-            Discipline::Drr => Queue::Drr(Drr::new(
+            ))),
+            Discipline::Drr => Queue::Drr(Box::new(Drr::new(
                 sc.queue.drr.buckets,
                 limit,
                 sc.queue.drr.quantum.get(),
                 Salt::from_u64(Rng::stream(seed, &[RNG_QUEUE, n]).next_u64()),
-            )),
+            ))),
             Discipline::Priority => {
                 let p = &sc.queue.priority;
                 let class = match p.high {
@@ -214,7 +214,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     PriorityClass::Control => Class::Control,
                 };
                 let (hi, lo) = split(limit, p.high_share);
-                Queue::Priority(Priority::new(class, hi, lo))
+                Queue::Priority(Box::new(Priority::new(class, hi, lo)))
             }
         }
     };
