@@ -388,6 +388,14 @@ impl TcpSocket {
 
     #[inline]
     fn trace_point(&mut self, now: Time) {
+        // (Inline: without the extras box, as almost always, one test.)
+        if self.extras.is_some() {
+            self.trace_row(now);
+        }
+    }
+
+    #[cold]
+    fn trace_row(&mut self, now: Time) {
         if let Some(tr) = self.extras.as_deref_mut().and_then(|x| x.trace.as_mut()) {
             let row = TraceRow {
                 t: now,
@@ -516,22 +524,32 @@ impl TcpSocket {
     #[inline]
     fn arm_rto(&mut self, now: Time) {
         let mut d = self.rto.current(&self.cfg);
-        // Present exactly when the configuration draws from it.
-        if let Some(rng) = self.extras.as_deref_mut().and_then(|x| x.rng.as_mut()) {
-            if self.cfg.randomize_rto {
-                d += Time(rng.below_inclusive(d.0 / 2));
-            }
-            match self.cfg.rto_delay {
-                RtoDelay::Off => {}
-                RtoDelay::Upto(b) => d += Time(rng.below_inclusive(b.0)),
-                RtoDelay::Adaptive => {
-                    let srtt = self.rto.srtt().unwrap_or(d);
-                    let k = 1u64.checked_shl(self.rto.backoff()).unwrap_or(u64::MAX);
-                    d += Time(rng.below_inclusive(srtt.0.saturating_mul(k)));
-                }
-            }
+        if self.extras.is_some() {
+            d = self.randomized(d);
         }
         self.rto_deadline = OptTime::some(self.cfg.clock.deadline(now, d));
+    }
+
+    /// `d` with the random parts the configuration asks for (a randomized
+    /// RTO, an RTO delay) when it draws from a stream (present exactly then).
+    #[cold]
+    fn randomized(&mut self, mut d: Time) -> Time {
+        let Some(rng) = self.extras.as_deref_mut().and_then(|x| x.rng.as_mut()) else {
+            return d;
+        };
+        if self.cfg.randomize_rto {
+            d += Time(rng.below_inclusive(d.0 / 2));
+        }
+        match self.cfg.rto_delay {
+            RtoDelay::Off => {}
+            RtoDelay::Upto(b) => d += Time(rng.below_inclusive(b.0)),
+            RtoDelay::Adaptive => {
+                let srtt = self.rto.srtt().unwrap_or(d);
+                let k = 1u64.checked_shl(self.rto.backoff()).unwrap_or(u64::MAX);
+                d += Time(rng.below_inclusive(srtt.0.saturating_mul(k)));
+            }
+        }
+        d
     }
 
     fn send_data(&mut self, now: Time, seq: u64, len: u64, out: &mut Vec<Packet>) {
