@@ -1,16 +1,15 @@
 //! Out-of-order data held by a receiver, as disjoint sorted byte ranges.
 
-/// Out-of-order data, held out of line: most endpoints never hold any (a
-/// bulk sender's receive half, a loss-free receiver), so the ranges and
-/// the most recent arrival sit behind a box allocated on first use, 16
-/// bytes inline instead of a `Vec`'s 24 and the most recent arrival's 8.
-/// The lowest held start stays inline: an in-order segment that does not
-/// reach it (every segment of a loss-free stretch) reads nothing behind
-/// the box.
-#[derive(Clone, Debug)]
+/// Out-of-order data, held only while a hole is open (never by a bulk
+/// sender's receive half or a loss-free receiver): the ranges and the most
+/// recent arrival sit behind a box allocated by the first out-of-order
+/// arrival and freed when the last hole fills, 8 bytes inline instead of a
+/// `Vec`'s 24 and the most recent arrival's 8, nothing behind them between
+/// loss episodes; an in-order segment with no hole open reads nothing
+/// behind the box.
+#[derive(Clone, Debug, Default)]
 pub struct Reassembly {
-    /// Start of the lowest held range; `u64::MAX` when none is held.
-    low: u64,
+    /// `None` when no range is held (never an empty `Held`).
     held: Option<Box<Held>>,
 }
 
@@ -22,19 +21,10 @@ struct Held {
     last: u64,
 }
 
-impl Default for Reassembly {
-    fn default() -> Reassembly {
-        Reassembly {
-            low: u64::MAX,
-            held: None,
-        }
-    }
-}
-
 impl Reassembly {
     #[inline]
     pub fn is_empty(&self) -> bool {
-        self.low == u64::MAX
+        self.held.is_none()
     }
 
     /// The held ranges, lowest first.
@@ -44,7 +34,7 @@ impl Reassembly {
     }
 
     /// The first byte of the most recent arrival (RFC 2018 (4): its block
-    /// is reported first), once any arrived out of order.
+    /// is reported first), while any data is held.
     pub fn last_arrival(&self) -> Option<u64> {
         self.held.as_deref().map(|h| h.last)
     }
@@ -64,22 +54,20 @@ impl Reassembly {
             j += 1;
         }
         ranges.splice(i..j, std::iter::once((s, e)));
-        self.low = ranges[0].0;
     }
 
     /// Given that everything below `rcv_nxt` has arrived, removes the ranges
     /// it now reaches and returns the new `rcv_nxt`.
     #[inline]
     pub fn advance(&mut self, rcv_nxt: u64) -> u64 {
-        // Called for every in-order segment: below the lowest held range
-        // (always, when none is held) there is nothing to look up.
-        if rcv_nxt < self.low {
+        // Called for every in-order segment: with no hole open, nothing
+        // is held.
+        if self.held.is_none() {
             return rcv_nxt;
         }
         self.merge(rcv_nxt)
     }
 
-    #[cold]
     fn merge(&mut self, rcv_nxt: u64) -> u64 {
         let h = self.held.as_deref_mut().expect("a range is held");
         let mut next = rcv_nxt;
@@ -89,7 +77,9 @@ impl Reassembly {
             k += 1;
         }
         h.ranges.drain(..k);
-        self.low = h.ranges.first().map_or(u64::MAX, |r| r.0);
+        if h.ranges.is_empty() {
+            self.held = None;
+        }
         next
     }
 }

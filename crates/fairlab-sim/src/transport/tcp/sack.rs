@@ -3,38 +3,30 @@
 
 use std::ops::Deref;
 
-/// Byte ranges that most senders never hold (every sender without SACK, a
-/// SACK sender without losses), behind a box allocated on first use: 16
-/// bytes inline instead of a `Vec`'s 24. The lowest range's start stays
-/// inline, so that a cumulative ACK below it (every ACK of a loss-free
-/// stretch) reads nothing behind the box.
-#[derive(Clone, Debug)]
-struct LazyRanges {
-    /// Start of the lowest range; `u64::MAX` when none is held.
-    low: u64,
-    /// (A boxed `Vec`: 8 bytes inline where the `Vec` takes 24, on every
-    /// socket; the second allocation is made once, by senders that lose.)
+/// Byte ranges held only during a loss episode (never by a sender without
+/// SACK or one that loses nothing), behind a box allocated when the first
+/// range arrives and freed when the last is forgotten: 8 bytes inline
+/// instead of a `Vec`'s 24, nothing behind them between episodes, and a
+/// cumulative ACK outside an episode (every ACK of a loss-free stretch)
+/// reads nothing behind the box.
+#[derive(Clone, Debug, Default)]
+struct LazyRanges(
+    /// Never an empty `Vec`: `None` when no range is held. (A boxed `Vec`:
+    /// 8 bytes inline on every socket where the `Vec` takes 24.)
     #[allow(clippy::box_collection)]
-    held: Option<Box<Vec<(u64, u64)>>>,
-}
-
-impl Default for LazyRanges {
-    fn default() -> LazyRanges {
-        LazyRanges {
-            low: u64::MAX,
-            held: None,
-        }
-    }
-}
+    Option<Box<Vec<(u64, u64)>>>,
+);
 
 impl LazyRanges {
-    /// Changes the ranges with `f` (allocating them on first use), then
-    /// notes the lowest start again.
+    /// Changes the ranges with `f` (allocating them if none are held),
+    /// freeing them if `f` leaves none.
     #[inline]
     fn update<R>(&mut self, f: impl FnOnce(&mut Vec<(u64, u64)>) -> R) -> R {
-        let v = self.held.get_or_insert_with(Box::default);
+        let v = self.0.get_or_insert_with(Box::default);
         let r = f(v);
-        self.low = v.first().map_or(u64::MAX, |r| r.0);
+        if v.is_empty() {
+            self.0 = None;
+        }
         r
     }
 }
@@ -43,7 +35,7 @@ impl Deref for LazyRanges {
     type Target = [(u64, u64)];
     #[inline]
     fn deref(&self) -> &[(u64, u64)] {
-        self.held.as_deref().map_or(&[], Vec::as_slice)
+        self.0.as_deref().map_or(&[], Vec::as_slice)
     }
 }
 
@@ -55,9 +47,7 @@ pub struct Scoreboard {
 
 impl Scoreboard {
     pub fn clear(&mut self) {
-        if self.ranges.low != u64::MAX {
-            self.ranges.update(Vec::clear);
-        }
+        self.ranges.0 = None;
     }
 
     /// Records a SACK block.
@@ -81,9 +71,8 @@ impl Scoreboard {
     /// Forgets everything below the cumulative ACK.
     #[inline]
     pub fn advance(&mut self, snd_una: u64) {
-        // Called on every new ACK: at or below the lowest range (always,
-        // when none is held) nothing is forgotten or trimmed.
-        if snd_una <= self.ranges.low {
+        // Called on every new ACK: outside a loss episode nothing is held.
+        if self.ranges.0.is_none() {
             return;
         }
         self.ranges.update(|v| {
