@@ -13,7 +13,8 @@ use crate::units::{OptTime, Time};
 pub struct Conn {
     /// `[active opener, passive listener]`.
     pub sock: [TcpSocket; 2],
-    timer_at: [Option<Time>; 2],
+    /// Per side, the instant of its pending wake-up, if any.
+    timer_at: [OptTime; 2],
     pub app: ConnApp,
     pub opened: OptTime,
     /// Which side sends the bulk of the data (1 = passive: incast servers).
@@ -29,7 +30,7 @@ impl Conn {
         debug_assert!(data_side < 2);
         Conn {
             sock: [active, passive],
-            timer_at: [None, None],
+            timer_at: [OptTime::NONE; 2],
             app,
             opened: OptTime::NONE,
             data_side: data_side as u8,
@@ -129,10 +130,10 @@ impl Conn {
     /// earlier wake-up superseded it.
     pub(super) fn on_timer(&mut self, now: Time, token: u32, out: &mut Outbox) -> Step {
         let side = token as usize;
-        if self.timer_at[side] != Some(now) {
+        if self.timer_at[side] != OptTime::some(now) {
             return Step::NONE; // superseded by an earlier wake-up that already ran
         }
-        self.timer_at[side] = None;
+        self.timer_at[side] = OptTime::NONE;
         self.sock[side].on_timer(now, &mut out.packets);
         out.host = self.sock[side].endpoints().0;
         Step {
@@ -153,13 +154,11 @@ impl Conn {
     #[inline]
     pub(super) fn after_send(&mut self, now: Time, side: usize, out: &mut Outbox) {
         if let Some(d) = self.sock[side].next_deadline() {
-            match self.timer_at[side] {
-                Some(t) if t <= d => {}
-                _ => {
-                    let d = d.max(now);
-                    self.timer_at[side] = Some(d);
-                    out.wake.push((d, side as u32));
-                }
+            // A wake-up at or before `d` is pending already: it will do.
+            if !self.timer_at[side].reached(d) {
+                let d = d.max(now);
+                self.timer_at[side] = OptTime::some(d);
+                out.wake.push((d, side as u32));
             }
         }
     }
