@@ -97,7 +97,7 @@ impl Workload {
     pub fn progress(&self) -> f64 {
         match self {
             Workload::Incast(w) => w.records.len() as f64 / w.rounds.max(1) as f64,
-            Workload::Bulk(w) => match w.size {
+            Workload::Bulk(w) => match w.size() {
                 Some(s) => w.delivered as f64 / s.max(1) as f64,
                 None => 0.0,
             },
