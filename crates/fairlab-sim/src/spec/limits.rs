@@ -265,7 +265,7 @@ impl Estimate {
         };
         let mut horizon = Time::ZERO;
         for (i, w) in sc.workloads.iter().enumerate() {
-            let Some(tcp) = r.workload_tcp[i] else {
+            let Some(&tcp) = r.workload_tcp(i) else {
                 continue;
             };
             let wire = |payload: u64| -> u64 {
@@ -341,7 +341,7 @@ impl Estimate {
         let mut tcp_terms = Vec::new();
         for (i, w) in sc.workloads.iter().enumerate() {
             let path = format!("workload[{i}]");
-            let mss = r.workload_tcp[i].map_or(1460, |t| t.mss);
+            let mss = r.workload_tcp(i).map_or(1460, |t| t.mss);
             match w {
                 WorkloadSpec::Incast(w) => {
                     let n = w.servers(&r.hosts).len() as u64;
@@ -392,10 +392,8 @@ impl Estimate {
                         .saturating_add((same_side_senders.len() as u64).saturating_mul(access)),
                 );
             }
-            let smallest_mss = r
-                .workload_tcp
-                .iter()
-                .flatten()
+            let smallest_mss = (0..sc.workloads.len())
+                .filter_map(|i| r.workload_tcp(i))
                 .map(|t| t.mss)
                 .min()
                 .unwrap_or(1460) as u64;

@@ -94,10 +94,28 @@ pub struct Resolved {
     pub host_index: topology::HostIndex,
     /// The `[tcp]` settings.
     pub tcp: TcpSettings,
-    /// Each workload's TCP settings (`[tcp]` under its own `[workload.tcp]`);
-    /// `None` for UDP.
-    pub workload_tcp: Vec<Option<TcpSettings>>,
+    /// The workloads' distinct TCP settings: `[tcp]`'s, then each
+    /// `[workload.tcp]` over them (consecutive equal ones once).
+    tcp_settings: Vec<TcpSettings>,
+    /// Per workload, its settings' place in `tcp_settings` (`NO_TCP`: UDP):
+    /// 4 bytes per workload where a copy of the settings takes 96.
+    workload_tcp: Vec<u32>,
     pub estimate: Estimate,
+}
+
+/// A workload without TCP settings (UDP), in `Resolved::workload_tcp`.
+const NO_TCP: u32 = u32::MAX;
+
+impl Resolved {
+    /// Workload `i`'s TCP settings (`[tcp]` under its own
+    /// `[workload.tcp]`); `None` for UDP.
+    #[inline]
+    pub fn workload_tcp(&self, i: usize) -> Option<&TcpSettings> {
+        match self.workload_tcp[i] {
+            NO_TCP => None,
+            k => Some(&self.tcp_settings[k as usize]),
+        }
+    }
 }
 
 /// Strips serde_json's " at line L column C" suffix: the field path says where.
@@ -323,22 +341,35 @@ impl Scenario {
     /// Validates, and returns what validation worked out.
     pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
         let tcp = self.tcp.resolve("tcp")?;
+        let mut tcp_settings = vec![tcp];
         let mut workload_tcp = Vec::with_capacity(self.workloads.len());
         for (i, w) in self.workloads.iter().enumerate() {
             workload_tcp.push(match (w, w.tcp()) {
-                (WorkloadSpec::Udp(_), _) => None,
-                (_, Some(t)) => Some(
-                    self.tcp
+                (WorkloadSpec::Udp(_), _) => NO_TCP,
+                (_, Some(t)) => {
+                    let s = self
+                        .tcp
                         .overlaid(t)
-                        .resolve(&format!("workload[{i}].tcp"))?,
-                ),
-                (_, None) => Some(tcp),
+                        .resolve(&format!("workload[{i}].tcp"))?;
+                    if s == tcp {
+                        0
+                    } else {
+                        if tcp_settings.last() != Some(&s) {
+                            tcp_settings.push(s);
+                        }
+                        (tcp_settings.len() - 1) as u32
+                    }
+                }
+                (_, None) => 0,
             });
         }
+        let settings = |i: usize| match workload_tcp[i] {
+            NO_TCP => None,
+            k => Some(&tcp_settings[k as usize]),
+        };
         // Every buffer must hold the largest segment any connection sends.
-        let largest_mss = workload_tcp
-            .iter()
-            .flatten()
+        let largest_mss = (0..workload_tcp.len())
+            .filter_map(settings)
             .map(|t| t.mss)
             .fold(tcp.mss, u32::max);
         let packet = Bytes((largest_mss + TCP_IP_HEADER) as u64);
@@ -424,7 +455,7 @@ impl Scenario {
                 path: path.clone(),
                 hosts: &hosts,
                 index: &host_index,
-                tcp: workload_tcp[i].as_ref().unwrap_or(&tcp),
+                tcp: settings(i).unwrap_or(&tcp),
             };
             w.validate(&cx)?;
             match w.last_open() {
@@ -437,7 +468,7 @@ impl Scenario {
                 }
             }
             unbounded |= w.unbounded();
-            if let Some(t) = &workload_tcp[i] {
+            if let Some(t) = settings(i) {
                 self.check_round_trip(&path, w, t, &hosts, &host_index)?;
             }
         }
@@ -489,6 +520,7 @@ impl Scenario {
             hosts,
             host_index,
             tcp,
+            tcp_settings,
             workload_tcp,
             estimate: Estimate::default(),
         };

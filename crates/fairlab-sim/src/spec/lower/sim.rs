@@ -309,7 +309,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     for (wi, w) in sc.workloads.iter().enumerate() {
         let id = wi as u32;
         let start = w.start();
-        let tcp = shared(match &resolved.workload_tcp[wi] {
+        let tcp = shared(match resolved.workload_tcp(wi) {
             Some(t) => tcp_config(t),
             None => tcp,
         });
