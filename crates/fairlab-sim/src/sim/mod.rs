@@ -122,6 +122,10 @@ pub struct Simulation {
     host_release: Vec<Time>,
     /// Connections open with a three-way handshake (else established at once).
     pub handshake: bool,
+    /// Workloads in start order (time, then index), and how many of them
+    /// have had their start scheduled.
+    start_order: Vec<u32>,
+    started: usize,
 }
 
 impl Simulation {
@@ -135,9 +139,16 @@ impl Simulation {
         series: Series,
     ) -> Simulation {
         let mut events = EventQueue::new();
-        for (i, w) in workloads.iter().enumerate() {
-            events.schedule(w.start_time(), Event::Start { workload: i as u32 });
+        // Workload `i` starts at (its start time, sequence number `i`), as
+        // if every start were scheduled now; but only the next start is
+        // pending at a time (see `Simulation::next_start`): a run of
+        // 100,000 flows does not hold 100,000 events from the outset.
+        for i in 0..workloads.len() {
+            let seq = events.reserve_seq();
+            debug_assert_eq!(seq, i as u64);
         }
+        let mut start_order: Vec<u32> = (0..workloads.len() as u32).collect();
+        start_order.sort_by_key(|&i| (workloads[i as usize].start_time(), i));
         if series.queue_sample.is_some() {
             events.schedule(Time::ZERO, Event::Sample);
         }
@@ -147,7 +158,7 @@ impl Simulation {
         if series.throughput_bin.is_some() {
             series.flow_bins = vec![Vec::new(); endpoints.len()];
         }
-        Simulation {
+        let mut sim = Simulation {
             tx: net
                 .ports
                 .iter()
@@ -178,6 +189,22 @@ impl Simulation {
             host_rng: Vec::new(),
             host_release: Vec::new(),
             handshake: true,
+            start_order,
+            started: 0,
+        };
+        sim.next_start();
+        sim
+    }
+
+    /// Schedules the next workload start in (time, workload) order, at the
+    /// sequence number reserved for it: one start pending at a time, each
+    /// popping exactly where it would have, had all been scheduled at once.
+    fn next_start(&mut self) {
+        if let Some(&w) = self.start_order.get(self.started) {
+            self.started += 1;
+            let at = self.workloads[w as usize].start_time();
+            self.events
+                .schedule_with_seq(at, w as u64, Event::Start { workload: w });
         }
     }
 
@@ -279,6 +306,7 @@ impl Simulation {
             }
             Event::Timer { endpoint, token } => self.on_timer(endpoint, token),
             Event::Start { workload } => {
+                self.next_start();
                 let now = self.now();
                 self.workloads[workload as usize].start(now, &mut self.actions);
                 self.apply_actions();
