@@ -177,7 +177,7 @@ impl Conn {
             src: s.endpoints().0,
             dst: r.endpoints().0,
             opened: self.opened.get(),
-            bytes_delivered: r.stats.bytes_received,
+            bytes_delivered: r.bytes_received(),
             segments_sent: s.stats.data_segments_sent,
             retransmits: s.stats.retransmits,
             fast_retransmits: s.stats.fast_retransmits,

@@ -38,11 +38,11 @@ enum Recovery {
     Sack,
 }
 
-/// Per-endpoint counters (of what this endpoint sent).
+/// Per-endpoint counters (of what this endpoint sent). The payload bytes
+/// it received are [`TcpSocket::bytes_received`], read from its receive
+/// sequence rather than counted beside it.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TcpStats {
-    /// Every segment emitted, pure ACKs included.
-    pub segments_sent: u64,
     /// Segments carrying payload.
     pub data_segments_sent: u64,
     /// Data segments sent again (fast retransmit, recovery, or after a timeout).
@@ -62,8 +62,6 @@ pub struct TcpStats {
     pub timeouts_window: u64,
     /// Window reductions on ECN-Echo.
     pub ecn_reductions: u64,
-    /// Payload bytes delivered in order to this endpoint's application.
-    pub bytes_received: u64,
     /// Longest time spent with data outstanding and no ACK arriving.
     pub longest_silence: Time,
     /// Segments the host's own transmit queue refused (never on the wire).
@@ -318,6 +316,11 @@ impl TcpSocket {
     pub fn srtt(&self) -> Option<Time> {
         self.rto.srtt()
     }
+    /// Payload bytes delivered in order to this endpoint's application:
+    /// the receive sequence past the SYN (which occupies sequence 0).
+    pub fn bytes_received(&self) -> u64 {
+        self.rcv_nxt.saturating_sub(1)
+    }
     pub fn min_rtt(&self) -> Option<Time> {
         self.min_rtt.get()
     }
@@ -486,7 +489,6 @@ impl TcpSocket {
     }
 
     fn emit(&mut self, p: Packet, out: &mut Vec<Packet>) {
-        self.stats.segments_sent += 1;
         if p.has(flags::ACK) {
             // Every segment we send acknowledges all we have received.
             self.unacked_segments = 0;
@@ -770,7 +772,6 @@ impl TcpSocket {
         self.ts_recent = seg.ts;
         self.rcv_nxt = self.ooo.advance(end);
         let delivered = self.rcv_nxt - before;
-        self.stats.bytes_received += delivered;
         if had_gap || !self.cfg.delayed_ack || immediate {
             // RFC 5681 (4.2): ACK at once a segment that fills (part of) a gap.
             return (delivered, true);
