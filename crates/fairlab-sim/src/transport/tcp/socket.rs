@@ -145,7 +145,11 @@ pub struct TcpSocket {
     snd_max: u64,
     /// One past the last byte the application has written.
     app_end: u64,
-    w: Window,
+    /// The congestion window and slow-start threshold, bytes (with the
+    /// configuration's segment size, the [`Window`] the congestion
+    /// controller sees: the size is not kept per socket).
+    cwnd: u64,
+    ssthresh: u64,
     /// The peer's receive window, as segments carry it (32 bits, the
     /// width of `Packet::wnd`).
     peer_wnd: u32,
@@ -225,13 +229,10 @@ impl TcpSocket {
             snd_nxt: 0,
             snd_max: 0,
             app_end: 1,
-            w: Window {
-                cwnd: cfg.initial_window as u64 * mss,
-                // RFC 5681 (3.1): initial ssthresh arbitrarily high
-                // (one segment without slow start).
-                ssthresh: if cfg.slow_start { u64::MAX } else { mss },
-                mss,
-            },
+            cwnd: cfg.initial_window as u64 * mss,
+            // RFC 5681 (3.1): initial ssthresh arbitrarily high (one
+            // segment without slow start).
+            ssthresh: if cfg.slow_start { u64::MAX } else { mss },
             // What a peer with these settings advertises (see `packet`).
             peer_wnd: cfg.receive_window.get().min(u32::MAX as u64) as u32,
             cc: Cc::new(cfg.cc, mss),
@@ -308,14 +309,30 @@ impl TcpSocket {
         &self.cfg
     }
     pub fn cwnd(&self) -> u64 {
-        self.w.cwnd
+        self.cwnd
     }
     pub fn ssthresh(&self) -> u64 {
-        self.w.ssthresh
+        self.ssthresh
     }
     pub fn srtt(&self) -> Option<Time> {
         self.rto.srtt()
     }
+    /// The segment size (the configuration's).
+    #[inline]
+    fn mss(&self) -> u64 {
+        self.cfg.mss as u64
+    }
+
+    /// The window as the congestion controller sees it.
+    #[inline]
+    fn window(&self) -> Window {
+        Window {
+            cwnd: self.cwnd,
+            ssthresh: self.ssthresh,
+            mss: self.mss(),
+        }
+    }
+
     /// Payload bytes delivered in order to this endpoint's application:
     /// the receive sequence past the SYN (which occupies sequence 0).
     pub fn bytes_received(&self) -> u64 {
@@ -402,8 +419,8 @@ impl TcpSocket {
         if let Some(tr) = self.extras.as_deref_mut().and_then(|x| x.trace.as_mut()) {
             let row = TraceRow {
                 t: now,
-                cwnd: self.w.cwnd,
-                ssthresh: self.w.ssthresh,
+                cwnd: self.cwnd,
+                ssthresh: self.ssthresh,
                 srtt: self.rto.srtt(),
                 rto: self.rto.current(&self.cfg),
                 in_recovery: self.in_recovery,
@@ -607,17 +624,17 @@ impl TcpSocket {
             && self.stats.data_segments_sent > 0
             && now.saturating_sub(self.last_data_sent) > self.rto.current(&self.cfg)
         {
-            let iw = self.cfg.initial_window as u64 * self.w.mss;
-            self.w.cwnd = self.w.cwnd.min(iw);
+            let iw = self.cfg.initial_window as u64 * self.mss();
+            self.cwnd = self.cwnd.min(iw);
         }
-        let mss = self.w.mss;
+        let mss = self.mss();
         loop {
             let remaining = self.app_end - self.snd_nxt;
             if remaining == 0 {
                 break;
             }
             let len = remaining.min(mss);
-            let wnd = self.w.cwnd.min(self.peer_wnd as u64);
+            let wnd = self.cwnd.min(self.peer_wnd as u64);
             if self.snd_nxt + len > self.snd_una + wnd {
                 break;
             }
@@ -631,7 +648,7 @@ impl TcpSocket {
 
     /// Retransmits the first unacknowledged segment.
     fn retransmit_first(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let len = (self.snd_max - self.snd_una).min(self.w.mss);
+        let len = (self.snd_max - self.snd_una).min(self.mss());
         if len > 0 {
             self.send_data(now, self.snd_una, len, out);
         }
@@ -805,8 +822,8 @@ impl TcpSocket {
         if ece && !self.cc.handles_ecn() && !self.in_recovery && ack > self.ecn_recover {
             ecn_reduced = true;
             let flight = self.snd_max - self.snd_una;
-            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
-            self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+            self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+            self.cwnd = self.ssthresh.max(self.mss());
             self.ecn_recover = self.snd_max;
             self.send_cwr = true;
             self.stats.ecn_reductions += 1;
@@ -881,14 +898,14 @@ impl TcpSocket {
                 Recovery::Reno => {
                     // RFC 5681 (3.2) step 6: the first ACK of new data ends
                     // recovery, whatever else is still missing.
-                    self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+                    self.cwnd = self.ssthresh.max(self.mss());
                     self.in_recovery = false;
                 }
                 Recovery::NewReno if ack >= self.recover => {
                     // RFC 6582 (3.2) step 3: full acknowledgment ends recovery;
                     // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
                     let flight = self.snd_max - self.snd_una;
-                    self.w.cwnd = self.w.ssthresh.min(flight.max(self.w.mss) + self.w.mss);
+                    self.cwnd = self.ssthresh.min(flight.max(self.mss()) + self.mss());
                     self.in_recovery = false;
                 }
                 Recovery::NewReno => {
@@ -896,11 +913,11 @@ impl TcpSocket {
                     // the first unacknowledged segment, deflate cwnd by the
                     // amount acked, add back one SMSS if at least one was acked.
                     self.retransmit_first(now, out);
-                    self.w.cwnd = self.w.cwnd.saturating_sub(acked);
-                    if acked >= self.w.mss {
-                        self.w.cwnd += self.w.mss;
+                    self.cwnd = self.cwnd.saturating_sub(acked);
+                    if acked >= self.mss() {
+                        self.cwnd += self.mss();
                     }
-                    self.w.cwnd = self.w.cwnd.max(self.w.mss);
+                    self.cwnd = self.cwnd.max(self.mss());
                     // Reset the timer on the first partial ACK only ("impatient").
                     if self.first_partial_ack {
                         self.first_partial_ack = false;
@@ -910,7 +927,7 @@ impl TcpSocket {
                 Recovery::Sack if ack >= self.recover => {
                     // RFC 6675 (5): recovery ends when RecoveryPoint is
                     // acknowledged; RFC 5681 (3.2) step 6: cwnd = ssthresh.
-                    self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+                    self.cwnd = self.ssthresh.max(self.mss());
                     self.in_recovery = false;
                 }
                 Recovery::Sack => {}
@@ -930,17 +947,19 @@ impl TcpSocket {
                     snd_una: self.snd_una,
                     snd_nxt: self.snd_nxt,
                 };
-                let cwnd = self.w.cwnd;
-                if !self.cfg.slow_start && self.w.cwnd < self.w.ssthresh {
+                let cwnd = self.cwnd;
+                if !self.cfg.slow_start && self.cwnd < self.ssthresh {
                     // Without slow start (ns-2's max_ssthresh_ = 1, RFC
                     // 3742 limited slow start): half a segment per RTT.
-                    let m = self.w.mss;
-                    self.w.cwnd += (m * m / (2 * self.w.cwnd.max(m))).max(1);
+                    let m = self.mss();
+                    self.cwnd += (m * m / (2 * self.cwnd.max(m))).max(1);
                 } else {
-                    self.cc.on_ack(&mut self.w, &ev);
+                    let mut w = self.window();
+                    self.cc.on_ack(&mut w, &ev);
+                    (self.cwnd, self.ssthresh) = (w.cwnd, w.ssthresh);
                 }
                 if !grow {
-                    self.w.cwnd = self.w.cwnd.min(cwnd);
+                    self.cwnd = self.cwnd.min(cwnd);
                 }
             }
         }
@@ -960,18 +979,18 @@ impl TcpSocket {
 
     /// Reno and NewReno on a duplicate ACK.
     fn dupack_recovery(&mut self, now: Time, ack: u64, out: &mut Vec<Packet>) {
-        let mss = self.w.mss;
+        let mss = self.mss();
         if self.in_recovery {
             // RFC 5681 (3.2) step 4: inflate by one SMSS per further
             // duplicate ACK, and send if the window allows.
-            self.w.cwnd += mss;
+            self.cwnd += mss;
             self.try_send(now, out);
         } else if self.dupacks < self.cfg.dupack_threshold {
             // RFC 3042 limited transmit: one new segment per duplicate ACK,
             // flight at most cwnd + 2 SMSS (ns-2's send_one).
             if self.cfg.limited_transmit && self.snd_nxt < self.app_end {
                 let len = (self.app_end - self.snd_nxt).min(mss);
-                let allowed = (self.peer_wnd as u64).min(self.w.cwnd + self.dupacks as u64 * mss);
+                let allowed = (self.peer_wnd as u64).min(self.cwnd + self.dupacks as u64 * mss);
                 if self.snd_nxt == self.snd_max && self.snd_nxt + len <= self.snd_una + allowed {
                     self.send_data(now, self.snd_nxt, len, out);
                     self.snd_nxt += len;
@@ -986,14 +1005,14 @@ impl TcpSocket {
             if self.recovery_kind == Recovery::Reno || !self.cfg.recover_check || ack > self.recover
             {
                 let flight = self.snd_max - self.snd_una;
-                self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
+                self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
                 self.recover = self.snd_max;
                 self.in_recovery = true;
                 self.first_partial_ack = true;
                 self.stats.fast_retransmits += 1;
                 self.retransmit_first(now, out);
                 // RFC 5681 (3.2) step 3: cwnd = ssthresh + 3*SMSS.
-                self.w.cwnd = self.w.ssthresh + self.cfg.dupack_threshold as u64 * mss;
+                self.cwnd = self.ssthresh + self.cfg.dupack_threshold as u64 * mss;
             }
         }
     }
@@ -1004,7 +1023,7 @@ impl TcpSocket {
             self.sack_transmit(now, out);
             return;
         }
-        let mss = self.w.mss;
+        let mss = self.mss();
         let thresh = self.cfg.dupack_threshold;
         let lost = self.dupacks >= thresh || self.scoreboard.is_lost(self.snd_una, thresh, mss);
         // As in NewReno, no new recovery for losses of a window that a
@@ -1015,8 +1034,8 @@ impl TcpSocket {
         // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = reduced.
         let flight = self.snd_max - self.snd_una;
         self.recover = self.snd_max;
-        self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
-        self.w.cwnd = self.w.ssthresh.max(mss);
+        self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+        self.cwnd = self.ssthresh.max(mss);
         self.in_recovery = true;
         self.stats.fast_retransmits += 1;
         // (4.3) Retransmit the first segment presumed dropped, regardless of cwnd.
@@ -1036,7 +1055,7 @@ impl TcpSocket {
     fn pipe(&self) -> u64 {
         let una = self.snd_una;
         let max = self.snd_max;
-        let mss = self.w.mss;
+        let mss = self.mss();
         let lb = self
             .scoreboard
             .lost_boundary(una, self.cfg.dupack_threshold, mss)
@@ -1057,10 +1076,10 @@ impl TcpSocket {
 
     /// RFC 6675 (4) NextSeg, repeated while cwnd - pipe >= 1 SMSS.
     fn sack_transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let mss = self.w.mss;
+        let mss = self.mss();
         let thresh = self.cfg.dupack_threshold;
         loop {
-            if self.w.cwnd < self.pipe() + mss {
+            if self.cwnd < self.pipe() + mss {
                 break;
             }
             let from = self.high_rxt.max(self.snd_una);
@@ -1100,10 +1119,10 @@ impl TcpSocket {
     /// cwnd; otherwise flight within one segment of cwnd). RFC 7661 (4.1):
     /// a window the sender does not use must not keep growing.
     fn cwnd_limited(&self, flight: u64) -> bool {
-        if self.w.cwnd < self.w.ssthresh {
-            2 * flight >= self.w.cwnd
+        if self.cwnd < self.ssthresh {
+            2 * flight >= self.cwnd
         } else {
-            flight + self.w.mss >= self.w.cwnd
+            flight + self.mss() >= self.cwnd
         }
     }
 
@@ -1141,8 +1160,8 @@ impl TcpSocket {
         }
         if !self.in_recovery && self.snd_una > self.ecn_recover {
             let flight = self.snd_max - self.snd_una;
-            self.w.ssthresh = self.cc.ssthresh_after_loss(&self.w, flight, now);
-            self.w.cwnd = self.w.ssthresh.max(self.w.mss);
+            self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+            self.cwnd = self.ssthresh.max(self.mss());
             self.ecn_recover = self.snd_max;
             self.send_cwr = self.cfg.ecn;
         }
@@ -1223,7 +1242,7 @@ impl TcpSocket {
         if self.snd_una < self.rtx_mark {
             self.stats.timeouts_retransmission += 1;
         } else if self.snd_max == self.app_end
-            && self.app_end - self.snd_una <= self.cfg.dupack_threshold as u64 * self.w.mss
+            && self.app_end - self.snd_una <= self.cfg.dupack_threshold as u64 * self.mss()
         {
             self.stats.timeouts_tail += 1;
         } else {
@@ -1231,8 +1250,8 @@ impl TcpSocket {
         }
         let flight = self.snd_max - self.snd_una;
         // RFC 5681 (3.1) eq. (4), then the loss window of one segment.
-        self.w.ssthresh = self.cc.ssthresh_after_timeout(&self.w, flight, now);
-        self.w.cwnd = self.w.mss;
+        self.ssthresh = self.cc.ssthresh_after_timeout(&self.window(), flight, now);
+        self.cwnd = self.mss();
         // RFC 6582 (3.2) step 1 after a timeout: remember the highest byte sent.
         self.recover = self.snd_max;
         self.in_recovery = false;
