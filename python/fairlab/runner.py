@@ -319,7 +319,14 @@ def _pool_round(workers: int, units: list[_Unit], done: Any, store: bool) -> lis
     broken: list[_Unit] = []
     pool = ProcessPoolExecutor(max_workers=min(workers, len(units)), initializer=_ignore_sigint)
     try:
-        futs = {pool.submit(_execute, u.scenario_json, u.seed, store): u for u in units}
+        futs = {}
+        try:
+            for u in units:
+                futs[pool.submit(_execute, u.scenario_json, u.seed, store)] = u
+        except BrokenProcessPool:
+            # A worker died while runs were still being handed out: the
+            # pool takes no more, and what was not submitted goes to the next.
+            broken.extend(units[len(futs) :])
         waiting = set(futs)
         while waiting:
             finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
