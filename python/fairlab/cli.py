@@ -151,8 +151,13 @@ def _ints(text: str, what: str) -> list[int]:
     return vals
 
 
-def _rto_settings(text: str, resolution: str, hz: int) -> list[tuple[str, str]]:
-    """Parses "200ms,5ms@jiffy,200us@1us" into (min_rto, resolution) pairs."""
+def _rto_settings(
+    text: str, resolution: str, hz: int, keep_auto: bool = False
+) -> list[tuple[str, str]]:
+    """Parses "200ms,5ms@jiffy,200us@1us" into (min_rto, resolution) pairs.
+
+    With ``keep_auto`` an "auto" resolution is left for the profile to
+    settle (the ns2 host keeps its own 10 ms tick, see scenarios.incast)."""
     out = []
     for item in (x.strip() for x in text.split(",")):
         if not item:
@@ -164,10 +169,30 @@ def _rto_settings(text: str, resolution: str, hz: int) -> list[tuple[str, str]]:
             raise UsageError(
                 f"--min-rto: {rto!r} is not a duration; expected e.g. 200ms, 5ms, 200us"
             ) from None
-        out.append((rto, resolve_resolution(rto, res or resolution, hz)))
+        r = res or resolution
+        out.append((rto, r if keep_auto and r == "auto" else resolve_resolution(rto, r, hz)))
     if not out:
         raise UsageError("--min-rto: no setting given")
     return out
+
+
+def _buffers(text: str, what: str) -> list[str]:
+    """Buffer limits: sizes (64KiB) or packet counts (32pkt), as [queue] limit."""
+    vals = [x.strip() for x in text.split(",") if x.strip()]
+    for v in vals:
+        count = v.removesuffix("pkt").strip()
+        if v.endswith("pkt") and count.isdigit() and int(count) > 0:
+            continue
+        try:
+            parse_size(v)
+        except ValueError:
+            raise UsageError(
+                f"{what}: {v!r} is not a buffer limit; expected a size such as 64KiB or a "
+                "packet count such as 32pkt"
+            ) from None
+    if not vals:
+        raise UsageError(f"{what}: {text!r}; expected one or more limits such as 64KiB,32pkt")
+    return vals
 
 
 def _sizes(text: str, what: str) -> list[str]:
@@ -199,8 +224,10 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
     Every scenario is validated before the first one runs."""
     servers = _ints(args.servers, "--servers")
     seeds = _ints(args.seeds, "--seeds")
-    settings = _rto_settings(args.min_rto, args.resolution, args.hz)
-    buffers = _sizes(args.buffer, "--buffer")
+    settings = _rto_settings(
+        args.min_rto, args.resolution, args.hz, keep_auto=args.profile == "ns2"
+    )
+    buffers = _buffers(args.buffer, "--buffer")
     sizing = {"block": args.block} if args.block else {"sru": args.sru or "256KiB"}
     for v in sizing.values():
         _sizes(v, "--block/--sru")
@@ -215,7 +242,8 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
                 for seed in seeds:
                     k = ecn_k
                     if k is None and args.tcp == "dctcp":
-                        k = f"{parse_size(buf) // 4}B"
+                        k = f"{int(buf[:-3]) // 4}pkt" if buf.endswith("pkt") else (
+                            f"{parse_size(buf) // 4}B")  # fmt: skip
                     sc = incast_scenario(
                         n,
                         buffer=buf,
@@ -803,12 +831,17 @@ def build_parser() -> argparse.ArgumentParser:
     i.add_argument(
         "--resolution",
         default="auto",
-        help="timer resolution: auto (jiffy for >= 1 tick, else 1us), jiffy, or a duration",
+        help="timer resolution: auto (jiffy for >= 1 tick, else 1us; with --profile ns2 the "
+        "profile's 10 ms tick, 1us below 10 ms), jiffy, or a duration",
     )
     i.add_argument(
         "--hz", type=_int_at_least(1), default=1000, help="jiffy clock rate (default 1000)"
     )
-    i.add_argument("--buffer", default="64KiB", help="switch port buffer(s), e.g. 64KiB,128KiB")
+    i.add_argument(
+        "--buffer",
+        default="64KiB",
+        help="switch port buffer(s): sizes or packet counts, e.g. 64KiB,128KiB or 32pkt",
+    )
     size = i.add_mutually_exclusive_group()
     size.add_argument("--sru", help="bytes each server returns per round (default 256KiB)")
     size.add_argument("--block", help="bytes per round, split over the servers (e.g. 1MiB)")

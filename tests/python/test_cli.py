@@ -41,6 +41,21 @@ def test_incast_csv_has_the_documented_columns(capsys):
     assert one["goodput_mbps"].nunique() == 1
 
 
+def test_incast_ns2_host_keeps_its_tick_and_takes_packet_buffers(capsys):
+    args = ["incast", "--profile", "ns2", "--buffer", "32pkt", "--servers", "8"]
+    args += ["--min-rto", "200ms,20ms", "--rounds", "3", "--format", "csv", "--jobs", "1"]
+    assert main(args) == 0
+    df = pd.read_csv(io.StringIO(capsys.readouterr().out)).set_index("min_rto")
+    assert set(df["buffer"]) == {"32pkt"} and set(df["resolution"]) == {"auto"}
+    # Eight servers overflow 32 packets: a 20 ms floor (two ns-2 ticks)
+    # recovers far sooner than a 200 ms one.
+    assert df.loc["20ms", "goodput_mbps"] > 2 * df.loc["200ms", "goodput_mbps"]
+    # The profile's clock is not overridden by the CLI's 1 ms jiffy default.
+    from fairlab.scenarios import incast
+
+    assert "resolution" not in incast(8, profile="ns2", min_rto="200ms")["tcp"]
+
+
 def test_incast_plot_writes_a_png(tmp_path):
     out = tmp_path / "g.png"
     p = run_cli(
