@@ -263,10 +263,10 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
                         duration=args.duration,
                         **sizing,
                     )
+                    # The TCP and SACK columns come from each run's summary:
+                    # what the profile and options actually gave.
                     params = {
                         "servers": n,
-                        "tcp": args.tcp or "newreno",
-                        "sack": args.sack or "off",
                         "min_rto": rto,
                         "resolution": res,
                         "buffer": buf,
@@ -281,6 +281,14 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
     df["rounds"] = df["rounds_completed"]
     df["sim_time_s"] = df["sim_end_s"]
     return df
+
+
+def _tcp_used(df: pd.DataFrame) -> str:
+    """The TCP the runs of an incast table actually used ("TCP newreno, SACK
+    off"), from each run's summary; several values are listed."""
+    tcp = ", ".join(dict.fromkeys(df["tcp"]))
+    sack = ", ".join(dict.fromkeys(df["sack"]))
+    return f"TCP {tcp}, SACK {sack}"
 
 
 def cmd_incast(args: argparse.Namespace) -> int:
@@ -323,7 +331,7 @@ def cmd_incast(args: argparse.Namespace) -> int:
         print(
             f"incast goodput (Mb/s, mean of {nseeds} seed{'s' if nseeds > 1 else ''}); "
             f"{what}, {args.rounds} rounds, 1 Gb/s, RTT 100 us, profile {args.profile}, "
-            f"delayed ACK {args.delayed_ack}, send jitter {args.jitter}"
+            f"{_tcp_used(df)}, delayed ACK {args.delayed_ack}, send jitter {args.jitter}"
         )
         wide.columns = [f"{b} {r}@{res}" for b, r, res in wide.columns]
         print(wide.round(0).astype(int).to_string())
@@ -336,13 +344,13 @@ def cmd_incast(args: argparse.Namespace) -> int:
 
         agg = (
             df.groupby(["buffer", "min_rto", "resolution", "servers"], sort=False)["goodput_mbps"]
-            .mean()
+            .agg(goodput_mbps="mean", goodput_std="std", seeds="count")
             .reset_index()
         )
         what = f"block {args.block}" if args.block else f"SRU {args.sru or '256KiB'}"
         title = (
-            f"TCP incast, {what}, buffer {args.buffer}, {args.rounds} rounds, "
-            f"{df['seed'].nunique()} seed(s)"
+            f"TCP incast: {_tcp_used(df)}, profile {args.profile}, {what}, "
+            f"buffer {args.buffer}, {args.rounds} rounds"
         )
         plot_incast(agg, args.plot, title=title)
         print(f"plot written to {args.plot}", file=sys.stderr)
@@ -600,15 +608,22 @@ def cmd_trace(args: argparse.Namespace) -> int:
     if tr.empty:
         raise UsageError(f"--flow: no flow {args.flow} in {args.file}")
     flow = res.flows[res.flows["flow_id"] == args.flow].iloc[0]
+    sack = "on" if flow["sack"] else "off"
+    tcp = f"{flow['cc'].removesuffix('+sack')}, SACK {sack}, MSS {flow['mss_bytes']} B"
     print(
-        f"flow {args.flow}: {flow['src']} -> {flow['dst']} ({flow['cc']}), "
+        f"flow {args.flow}: {flow['src']} -> {flow['dst']} ({tcp}), "
         f"{len(tr)} state changes, {flow['timeouts']} timeouts, "
         f"{flow['fast_retransmits']} fast retransmits, profile {res.summary['profile']}"
     )
     if args.csv:
         tr.to_csv(args.csv, index=False)
     if args.plot:
-        plot_trace(tr, args.plot, title=f"{args.file}: flow {args.flow} ({flow['cc']})")
+        plot_trace(
+            tr,
+            args.plot,
+            int(flow["mss_bytes"]),
+            title=f"{args.file}: flow {args.flow} ({tcp})",
+        )
         print(f"plot written to {args.plot}", file=sys.stderr)
     return 0
 

@@ -26,7 +26,9 @@ def plot_incast(df: pd.DataFrame, path: str | Path, title: str | None = None) ->
     """Goodput against the number of senders, one line per RTO setting (and buffer).
 
     ``df`` has one row per (servers, setting) with columns ``servers``,
-    ``goodput_mbps``, ``min_rto``, ``resolution`` and optionally ``buffer``.
+    ``goodput_mbps``, ``min_rto``, ``resolution`` and optionally ``buffer``;
+    with ``goodput_std`` and ``seeds`` (more than one seed) each point gets an
+    error bar of one standard deviation over the seeds.
     """
     fig, ax = plt.subplots(figsize=(7, 4.5))
     keys = ["min_rto", "resolution"]
@@ -37,26 +39,33 @@ def plot_incast(df: pd.DataFrame, path: str | Path, title: str | None = None) ->
         label = f"min RTO {key[0]} ({key[1]} timers)"
         if len(keys) == 3:
             label += f", buffer {key[2]}"
-        ax.plot(g["servers"], g["goodput_mbps"], marker="o", ms=4, label=label)
+        err = None
+        if "goodput_std" in g and (g["seeds"] > 1).any():
+            err = g["goodput_std"].fillna(0)
+        ax.errorbar(
+            g["servers"], g["goodput_mbps"], yerr=err, marker="o", ms=4, capsize=3, label=label
+        )
     ax.set_xlabel("number of servers (concurrent senders)")
     ax.set_ylabel("goodput (Mb/s)")
     ax.set_ylim(0, 1000)
     ax.set_xlim(left=0)
     ax.grid(True, alpha=0.3)
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
-    if title:
-        ax.set_title(title, fontsize=10)
+    seeds = int(df["seeds"].max()) if "seeds" in df else 1
+    spread = f"mean ± std over {seeds} seeds" if seeds > 1 else "one seed"
+    ax.set_title(f"{title}\n({spread})" if title else spread, fontsize=10)
     return _save(fig, path)
 
 
-def plot_trace(tr: pd.DataFrame, path: str | Path, title: str | None = None) -> Path:
-    """cwnd and ssthresh (segments of 1460 B) and SRTT/RTO of one flow's trace."""
+def plot_trace(tr: pd.DataFrame, path: str | Path, mss: int, title: str | None = None) -> Path:
+    """cwnd and ssthresh (in segments of the flow's own ``mss``, bytes) and
+    SRTT/RTO of one flow's trace."""
     fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
     t_ms = tr["t_s"] * 1e3
-    a1.step(t_ms, tr["cwnd_bytes"] / 1460, where="post", label="cwnd")
-    ss = tr["ssthresh_bytes"].where(tr["ssthresh_bytes"] >= 0) / 1460
+    a1.step(t_ms, tr["cwnd_bytes"] / mss, where="post", label="cwnd")
+    ss = tr["ssthresh_bytes"].where(tr["ssthresh_bytes"] >= 0) / mss
     a1.step(t_ms, ss, where="post", label="ssthresh", ls="--")
-    a1.set_ylabel("segments")
+    a1.set_ylabel(f"segments of {mss} B")
     a1.legend(fontsize=8)
     a1.grid(True, alpha=0.3)
     a2.step(t_ms, tr["srtt_s"] * 1e3, where="post", label="SRTT")

@@ -197,6 +197,20 @@ class Result:
         run_json = manifest(files, key=key, seed=seed, version=version, labels=[dict(labels or {})])
         return write_run_dir(directory, files, run_json)
 
+    def tcp_text(self) -> str:
+        """The TCP the run actually used (after profile and per-workload
+        settings): congestion control, SACK and MSS, e.g. ``TCP newreno,
+        SACK off, MSS 1000 B``; empty when the run had no TCP flow."""
+        s = self.summary
+        if not s.get("tcp"):
+            return ""
+        text = f"TCP {s['tcp']}, SACK {s['sack']}"
+        f = self.flows
+        if "mss_bytes" in f and len(f):
+            mss = sorted({int(m) for m in f["mss_bytes"]})
+            text += ", MSS " + "/".join(map(str, mss)) + " B"
+        return text
+
     def summary_text(self) -> str:
         """A human-readable summary, as `fairlab run` prints it."""
         s = self.summary
@@ -204,6 +218,9 @@ class Result:
             f"profile {s['profile']}  seed {s['seed']}  simulated {s['sim_end_s'] * 1e3:.3f} ms"
             f"  events {s['events']:,}  packets {s['packets_sent']:,}  hops {s['packet_hops']:,}",
         ]
+        tcp = self.tcp_text()
+        if tcp:
+            lines.append(tcp)
         g = s.get("incast_goodput_bps", math.nan)
         if isinstance(g, float) and not math.isnan(g):
             lines.append(
@@ -229,18 +246,25 @@ class Result:
                 )
         f = self.flows
         if len(f):
+            cwnd = _cwnd_segments(f)
             lines.append(
                 f"flows: {len(f)}; goodput Mb/s min {f['goodput_bps'].min() / 1e6:.1f} "
                 f"median {f['goodput_bps'].median() / 1e6:.1f} "
                 f"max {f['goodput_bps'].max() / 1e6:.1f}; "
-                f"final cwnd (segments of 1460 B) median "
-                f"{(f['final_cwnd_bytes'] / 1460).median():.1f} max "
-                f"{(f['final_cwnd_bytes'] / 1460).max():.1f}; "
+                f"final cwnd (segments of the flow's MSS) median {cwnd.median():.1f} "
+                f"max {cwnd.max():.1f}; "
                 f"timeouts {int(f['timeouts'].sum())}; longest silence "
                 f"{f['longest_silence_s'].max() * 1e3:.3f} ms"
             )
         lines.append(f"digest {s['digest']}")
         return "\n".join(lines)
+
+
+def _cwnd_segments(flows: pd.DataFrame) -> pd.Series:
+    """Each flow's final cwnd in segments of its own MSS (runs stored before
+    the flows table had ``mss_bytes``: 1460 B)."""
+    mss = flows.get("mss_bytes", 1460)
+    return flows["final_cwnd_bytes"] / mss
 
 
 def _arrow_table(columns: list[tuple[str, str, int, tuple[Any, ...]]]) -> pa.Table:

@@ -39,8 +39,9 @@ INTERNAL = {"events", "digest"}
 
 def _scenarios() -> list[tuple[str, dict[str, Any], int | None]]:
     """(name, scenario, seed) of every golden run, built from today's sources."""
-    from fairlab import hcf, scenarios
+    from fairlab import scenarios
     from fairlab.cli import build_parser, incast_table  # noqa: F401  (defaults below)
+    from fairlab.studies import hcf
 
     out: list[tuple[str, dict[str, Any], int | None]] = []
     for p in sorted((ROOT / "examples").glob("*.toml")):

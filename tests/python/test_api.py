@@ -36,6 +36,8 @@ FLOW_COLUMNS = [
     "sport",
     "dst_addr",
     "dport",
+    "sack",
+    "mss_bytes",
 ]
 ROUND_COLUMNS = [
     "workload",
@@ -318,3 +320,28 @@ def test_disciplines_experiment_runs_each_discipline_once():
     assert (u <= 1 + 1500 * 8 / (100e6 * 3)).all()
     assert u["fifo"] >= 0.99 and u["hcf"] >= 0.99
     assert (u[["red", "sfq", "drr"]] < u["hcf"]).all()
+
+
+def test_summary_names_every_congestion_control_and_a_sack_mix():
+    """Two workloads with their own TCP settings: the summary lists both
+    controls in name order and calls SACK mixed; each flow has its own MSS."""
+    sc = {
+        "duration": "5ms",
+        "topology": {
+            "kind": "dumbbell",
+            "left": 2,
+            "right": 2,
+            "rate": "1Gbps",
+            "delay": "10us",
+            "bottleneck_rate": "1Gbps",
+            "bottleneck_delay": "10us",
+        },
+        "workload": [
+            {"kind": "bulk", "src": "l0", "dst": "r0", "tcp": {"cc": "vegas", "mss": "1000B"}},
+            {"kind": "bulk", "src": "l1", "dst": "r1", "tcp": {"cc": "cubic", "sack": True}},
+        ],
+    }
+    res = fairlab.simulate(sc)
+    assert res.summary["tcp"] == "cubic,vegas" and res.summary["sack"] == "mixed"
+    assert list(res.flows["mss_bytes"]) == [1000, 1460] and list(res.flows["sack"]) == [0, 1]
+    assert res.tcp_text() == "TCP cubic,vegas, SACK mixed, MSS 1000/1460 B"

@@ -151,6 +151,34 @@ def test_incast_tcp_and_sack_options_keep_the_csv_columns(capsys):
     assert dctcp["goodput_mbps"].iloc[0] > 800
 
 
+def test_incast_header_names_the_tcp_the_profile_actually_ran(capsys):
+    """The options say nothing of the congestion control or SACK: the header
+    and the CSV name what the profile gave (linux: CUBIC with SACK; ns2:
+    NewReno without), not a default the command line assumed."""
+    args = ["incast", "--servers", "2", "--rounds", "2", "--min-rto", "200ms", "--jobs", "1"]
+    assert main([*args, "--profile", "linux"]) == 0
+    assert "TCP cubic, SACK on" in capsys.readouterr().out
+    assert main([*args, "--profile", "ns2", "--format", "csv"]) == 0
+    df = pd.read_csv(io.StringIO(capsys.readouterr().out))
+    assert (df["tcp"] == "newreno").all() and (df["sack"] == "off").all()
+
+
+def test_run_header_names_tcp_sack_and_mss_and_cwnd_is_in_the_flows_mss(tmp_path):
+    f = tmp_path / "ns2.toml"
+    f.write_text(
+        'duration = "20ms"\n[topology]\nkind = "dumbbell"\nleft = 1\nright = 1\n'
+        'rate = "1Gbps"\ndelay = "10us"\nbottleneck_rate = "1Gbps"\n'
+        'bottleneck_delay = "10us"\n[tcp]\nprofile = "ns2"\n'
+        '[[workload]]\nkind = "bulk"\nsrc = "l0"\ndst = "r0"\n'
+    )
+    p = run_cli("run", str(f), "--out", str(tmp_path / "o"))
+    assert p.returncode == 0, p.stderr
+    assert "TCP newreno, SACK off, MSS 1000 B" in p.stdout
+    assert "final cwnd (segments of the flow's MSS)" in p.stdout
+    flows = pd.read_parquet(tmp_path / "o" / "flows.parquet")
+    assert list(flows["mss_bytes"]) == [1000] and list(flows["sack"]) == [0]
+
+
 def test_trace_command_plots_one_flow(tmp_path):
     f = tmp_path / "two.toml"
     f.write_text(
@@ -163,7 +191,8 @@ def test_trace_command_plots_one_flow(tmp_path):
     png, csv = tmp_path / "t.png", tmp_path / "t.csv"
     p = run_cli("trace", str(f), "--flow", "1", "--plot", str(png), "--csv", str(csv))
     assert p.returncode == 0, p.stderr
-    assert "flow 1: l1 -> r1 (cubic)" in p.stdout and "profile rfc" in p.stdout
+    assert "flow 1: l1 -> r1 (cubic, SACK off, MSS 1460 B)" in p.stdout
+    assert "profile rfc" in p.stdout
     assert png.read_bytes()[:4] == b"\x89PNG"
     tr = pd.read_csv(csv)
     assert (tr["flow_id"] == 1).all() and len(tr) > 10

@@ -30,6 +30,7 @@ impl Collector for Flows {
         let (mut cwnd, mut local, mut sport, mut dport) = (ints(), ints(), ints(), ints());
         let (mut saddr, mut daddr) = (strs(), strs());
         let (mut to_rtx, mut to_tail, mut to_win) = (ints(), ints(), ints());
+        let (mut sack, mut mss) = (ints(), ints());
         for (i, e) in sim.endpoints.iter().enumerate() {
             let Some(r) = e.flow_record(end, &sim.net) else {
                 continue;
@@ -41,6 +42,8 @@ impl Collector for Flows {
             workload.push(app.workload as i64);
             kind.push(w.kind_name().to_string());
             ccs.push(r.cc);
+            sack.push(i64::from(r.sack));
+            mss.push(i64::from(r.mss));
             outcome.push(
                 if r.aborted {
                     "aborted"
@@ -112,7 +115,9 @@ impl Collector for Flows {
             .push("src_addr", Column::Str(saddr))
             .push("sport", Column::I64(sport))
             .push("dst_addr", Column::Str(daddr))
-            .push("dport", Column::I64(dport));
+            .push("dport", Column::I64(dport))
+            .push("sack", Column::I64(sack))
+            .push("mss_bytes", Column::I64(mss));
         flows
     }
 
@@ -131,6 +136,28 @@ impl Collector for Flows {
             "timeouts_window".into(),
             Value::Int(t.timeouts_window as i64),
         ));
+        // The TCP actually run (a profile or a per-workload setting may differ
+        // from what the user typed): congestion controls in name order, and
+        // SACK "on", "off" or "mixed"; empty without TCP flows.
+        let mut ccs = std::collections::BTreeSet::new();
+        let (mut with_sack, mut without_sack) = (false, false);
+        for c in sim.endpoints.iter().filter_map(|e| e.tcp_config()) {
+            ccs.insert(c.cc.name());
+            if c.sack {
+                with_sack = true;
+            } else {
+                without_sack = true;
+            }
+        }
+        let cc: Vec<&str> = ccs.into_iter().collect();
+        out.push(("tcp".into(), Value::Str(cc.join(","))));
+        let sack = match (with_sack, without_sack) {
+            (true, true) => "mixed",
+            (true, false) => "on",
+            (false, true) => "off",
+            (false, false) => "",
+        };
+        out.push(("sack".into(), Value::Str(sack.into())));
         out.push(("udp_sent".into(), Value::Int(t.udp_sent as i64)));
         out.push(("udp_delivered".into(), Value::Int(t.udp_delivered as i64)));
     }

@@ -129,6 +129,10 @@ impl Step {
 pub struct FlowRecord {
     /// Congestion control (and options) of the data sender.
     pub cc: String,
+    /// Whether the data sender recovers with SACK (RFC 6675).
+    pub sack: bool,
+    /// The data sender's maximum segment size (payload bytes).
+    pub mss: u32,
     pub aborted: bool,
     /// Hosts of the data sender and receiver.
     pub src: NodeId,
@@ -275,6 +279,13 @@ impl Endpoint {
     pub fn flow_record(&self, end: Time, net: &Network) -> Option<FlowRecord> {
         match self {
             Endpoint::Tcp(c) => Some(c.flow_record(end, net)),
+            Endpoint::Udp(_) => None,
+        }
+    }
+    /// The data sender's TCP settings (None for UDP).
+    pub fn tcp_config(&self) -> Option<&tcp::TcpConfig> {
+        match self {
+            Endpoint::Tcp(c) => Some(c.sender().config()),
             Endpoint::Udp(_) => None,
         }
     }

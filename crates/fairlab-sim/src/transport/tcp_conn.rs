@@ -173,6 +173,8 @@ impl Conn {
         }
         FlowRecord {
             cc,
+            sack: cfg.sack,
+            mss: cfg.mss,
             aborted: self.sock[0].aborted() || self.sock[1].aborted(),
             src: s.endpoints().0,
             dst: r.endpoints().0,
