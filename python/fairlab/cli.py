@@ -667,11 +667,20 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise UsageError("--format csv prints one table: give one --experiment")
     out = Path(args.out or f"{study.name}-results")
     _check_out_dir(str(out), "--out")
+    if args.no_store and args.store:
+        raise UsageError("--store and --no-store: give one of them")
+    store = None if args.no_store else (args.store or str(out))
+    if args.store:
+        _check_out_dir(args.store, "--store")
     outcomes = []
     t0 = time.perf_counter()
     for name in names:
         o = report.run_experiment(
-            study.experiment(name), quick=args.quick, jobs=args.jobs, cluster=args.cluster
+            study.experiment(name),
+            quick=args.quick,
+            jobs=args.jobs,
+            cluster=args.cluster,
+            store=store,
         )
         outcomes.append(o)
         if args.format == "csv":
@@ -684,7 +693,8 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
     page = report.write(study, outcomes, out, command=command, version=__version__)
     print(
         f"report: {page} ({len(outcomes)} experiment(s), {time.perf_counter() - t0:.1f} s; "
-        "tables as CSV and Parquet beside it)",
+        "tables as CSV and Parquet beside it"
+        + (f"; every run in {store}/runs, see fairlab results {store})" if store else ")"),
         file=sys.stderr,
     )
     return 0
@@ -1065,6 +1075,18 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="directory for the report (index.html), its plots and the tables as CSV and "
         "Parquet (default: STUDY-results)",
+    )
+    rp.add_argument(
+        "--store",
+        metavar="DIR",
+        default=None,
+        help="results store for every run (fairlab.load reads each; a rerun skips the runs "
+        "already there, so an interrupted study resumes; default: the --out directory)",
+    )
+    rp.add_argument(
+        "--no-store",
+        action="store_true",
+        help="keep no run's tables, only the report (a rerun runs everything again)",
     )
     rp.add_argument(
         "--format",

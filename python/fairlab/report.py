@@ -110,17 +110,20 @@ def run_experiment(
     quick: bool = False,
     jobs: int | None = None,
     cluster: str | None = None,
+    store: str | Path | None = None,
     progress: Any = None,
     run: Callable[..., list[Result]] | None = None,
 ) -> Outcome:
     """Runs one experiment's tasks, summarizes them and judges every
-    published row; draws its plot."""
+    published row; draws its plot. With ``store`` every run is kept in that
+    results store (and runs already there are not run again)."""
     from .runner import run_tasks
 
     run = run or run_tasks
     t0 = time.perf_counter()
     tasks = exp.tasks(quick)
-    results = run(tasks, jobs=jobs, cluster=cluster, progress=progress)
+    kw = {"store": store} if store is not None else {}
+    results = run(tasks, jobs=jobs, cluster=cluster, progress=progress, **kw)
     summary = exp.summarize(tasks, results)
     runs = _runs_table(tasks, results)
     del results

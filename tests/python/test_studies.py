@@ -157,3 +157,28 @@ def test_report_files_beside_the_page(quick_reports):
             assert (d / f"{n}.png").read_bytes()[:4] == b"\x89PNG"
         assert len(pd.read_csv(d / "verdicts.csv")) == sum(len(o.verdicts) for o in outcomes)
     assert __version__
+
+
+def test_reproduce_keeps_every_run_in_its_store_and_a_rerun_reads_them(tmp_path, capsys):
+    """`fairlab reproduce` stores each run in the layout fairlab.load reads
+    (by default inside --out), and a second invocation runs nothing again:
+    the same table comes back from the store."""
+    import fairlab
+    from fairlab.cli import main
+    from fairlab.store import Store
+
+    args = ["reproduce", "incast", "--experiment", "fast08-fig4", "--quick", "--jobs", "1"]
+    args += ["--out", str(tmp_path / "r"), "--format", "csv"]
+    assert main(args) == 0
+    first = capsys.readouterr().out
+    st = Store(tmp_path / "r")
+    keys = st.run_keys()
+    assert len(keys) == 4  # quick fig. 4: N = 1, 4, 8, 32, seed 1
+    res = fairlab.load(st.path(keys[0]))
+    assert res.summary["tcp"] == "newreno" and res.summary["profile"] == "ns2"
+    mtimes = {k: (st.path(k) / "run.json").stat().st_mtime_ns for k in keys}
+    assert main(args) == 0
+    assert capsys.readouterr().out == first
+    assert {k: (st.path(k) / "run.json").stat().st_mtime_ns for k in keys} == mtimes
+    assert main([*args[:-2], "--no-store", "--out", str(tmp_path / "n")]) == 0
+    assert not (tmp_path / "n" / "runs").exists()
