@@ -555,3 +555,146 @@ fn timestamps_end_the_backoff_at_the_first_ack_after_a_timeout() {
     // the sample re-derives the RTO (min_rto 200 ms) and clears the backoff.
     assert_eq!(rto_after_acked_retransmission(true), Time::from_ms(200));
 }
+
+#[test]
+fn limited_transmit_sends_one_new_segment_on_each_of_the_first_two_duplicates() {
+    // RFC 3042 (2): on the first and second duplicate ACK send one new
+    // segment each, flight at most cwnd + 2 SMSS, cwnd unchanged.
+    let c = TcpConfig {
+        limited_transmit: true,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 20, &mut out);
+    out.clear();
+    let t = Time::from_us(200);
+    s.on_segment(t, &ack(1), &mut out);
+    assert_eq!(data_seqs(&out), vec![seg(10)]);
+    s.on_segment(t, &ack(1), &mut out);
+    assert_eq!(data_seqs(&out), vec![seg(10), seg(11)]);
+    assert_eq!(s.cwnd(), 10 * MSS, "limited transmit leaves cwnd alone");
+    out.clear();
+    s.on_segment(t, &ack(1), &mut out);
+    assert_eq!(
+        data_seqs(&out),
+        vec![seg(0)],
+        "the third is fast retransmit"
+    );
+    assert_eq!(s.stats.fast_retransmits, 1);
+}
+
+#[test]
+fn without_recover_check_dupacks_after_a_timeout_start_fast_retransmit() {
+    // ns-2's bugFix_ false: the RFC 6582 (3.2) step 2 guard is off, so the
+    // duplicates of data sent before a timeout start a recovery (compare
+    // dupacks_after_a_timeout_do_not_start_a_second_recovery).
+    let c = TcpConfig {
+        recover_check: false,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 10, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    out.clear();
+    for _ in 0..3 {
+        s.on_segment(d + Time::from_us(50), &ack(1), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+    // Segment 0 again, then go-back-N goes on in the recovery's window.
+    assert_eq!(data_seqs(&out)[0], seg(0));
+}
+
+#[test]
+fn without_slow_start_cwnd_below_ssthresh_grows_half_a_segment_per_ack_of_a_window_of_one() {
+    // ns-2's max_ssthresh_ = 1 (FAST'08 Fig. 12): below ssthresh cwnd grows
+    // by SMSS^2 / (2 cwnd) per ACK, half a segment per round trip, not one
+    // segment per ACK.
+    for (slow_start, growth) in [(true, MSS), (false, MSS / 2)] {
+        let c = TcpConfig {
+            slow_start,
+            ..cfg()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 10, &mut out);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        assert_eq!(s.cwnd(), MSS);
+        assert!(s.ssthresh() > 2 * MSS);
+        s.on_segment(d + Time::from_us(100), &ack(seg(1)), &mut out);
+        assert_eq!(s.cwnd(), MSS + growth, "slow_start = {slow_start}");
+    }
+}
+
+/// The first RTO wait of a socket with `c` (after a handshake sample of
+/// 100 us) and the next one after a timeout, for seed `seed`.
+fn rto_waits(c: TcpConfig, seed: u64) -> (Time, Time) {
+    let mut out = Vec::new();
+    let mut s = TcpSocket::new(c, 0, 0, 1, false);
+    s.set_rng(crate::engine::Rng::new(seed));
+    s.connect(Time::ZERO, &mut out);
+    s.on_segment(
+        Time::from_us(100),
+        &from_peer(0, 1, 0, flags::SYN | flags::ACK),
+        &mut out,
+    );
+    s.write(Time::from_us(100), MSS, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    (d - Time::from_us(100), s.next_deadline().unwrap() - d)
+}
+
+#[test]
+fn rto_delay_adds_a_uniform_delay_up_to_its_bound_or_srtt_times_the_backoff() {
+    // SIGCOMM'09 Section 5's randomized timeouts: RTO + U(0, bound), or
+    // adaptively RTO + U(0, SRTT x 2^backoff). RTO = 100 + 4 x 50 = 300 us.
+    let base = TcpConfig {
+        min_rto: Time::from_us(200),
+        ..cfg()
+    };
+    let (rto, rto2) = rto_waits(base, 1);
+    assert_eq!((rto, rto2), (Time::from_us(300), Time::from_us(600)));
+    for (delay, bound1, bound2) in [
+        (RtoDelay::Upto(Time::from_us(5)), 5, 5),
+        (RtoDelay::Adaptive, 100, 200),
+    ] {
+        let c = TcpConfig {
+            rto_delay: delay,
+            ..base
+        };
+        let mut seen = std::collections::BTreeSet::new();
+        for seed in 0..40 {
+            let (w1, w2) = rto_waits(c, seed);
+            assert!(w1 >= rto && w1 <= rto + Time::from_us(bound1), "{w1:?}");
+            assert!(w2 >= rto2 && w2 <= rto2 + Time::from_us(bound2), "{w2:?}");
+            seen.insert(w1);
+        }
+        assert!(seen.len() > 3, "{delay:?}: the draws differ");
+    }
+}
+
+#[test]
+fn timeouts_are_classified_as_tail_whole_window_or_lost_retransmission() {
+    // FAST'08 Table 3's causes. Two segments, both lost: the block's tail
+    // (no three later segments could raise duplicate ACKs).
+    let mut out = Vec::new();
+    let mut s = established(cfg(), 2, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    assert_eq!(
+        (s.stats.timeouts_tail, s.stats.timeouts_window),
+        (1, 0),
+        "tail"
+    );
+    // Ten segments in flight, none acknowledged: a whole window lost; then
+    // the retransmission sent by that timeout is lost too.
+    out.clear();
+    let mut s = established(cfg(), 10, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    assert_eq!((s.stats.timeouts_window, s.stats.timeouts_tail), (1, 0));
+    let d2 = s.next_deadline().unwrap();
+    s.on_timer(d2, &mut out);
+    assert_eq!(s.stats.timeouts_retransmission, 1);
+    assert_eq!(s.stats.timeouts, 2);
+}
