@@ -349,7 +349,7 @@ def cmd_incast(args: argparse.Namespace) -> int:
         )
         what = f"block {args.block}" if args.block else f"SRU {args.sru or '256KiB'}"
         title = (
-            f"TCP incast: {_tcp_used(df)}, profile {args.profile}, {what}, "
+            f"TCP incast: {_tcp_used(df)}, profile {args.profile}\n{what}, "
             f"buffer {args.buffer}, {args.rounds} rounds"
         )
         plot_incast(agg, args.plot, title=title)

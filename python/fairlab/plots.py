@@ -53,7 +53,7 @@ def plot_incast(df: pd.DataFrame, path: str | Path, title: str | None = None) ->
     ax.legend(loc="upper right", fontsize=8, framealpha=0.9)
     seeds = int(df["seeds"].max()) if "seeds" in df else 1
     spread = f"mean ± std over {seeds} seeds" if seeds > 1 else "one seed"
-    ax.set_title(f"{title}\n({spread})" if title else spread, fontsize=10)
+    ax.set_title(f"{title} ({spread})" if title else spread, fontsize=10)
     return _save(fig, path)
 
 
