@@ -275,7 +275,10 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
                     jobs.append(Job(params, sc, seed))
     for job in jobs:
         validate(job.scenario)
-    df = run_jobs(jobs, workers=args.jobs, cluster=args.cluster, store=args.store)
+    # With --out every run is kept there too (the layout fairlab.load reads),
+    # as `fairlab reproduce` keeps its runs beside its report.
+    store = args.store or getattr(args, "out", None)
+    df = run_jobs(jobs, workers=args.jobs, cluster=args.cluster, store=store)
     df["goodput_mbps"] = df["incast_goodput_bps"] / 1e6
     df["timeouts"] = df["total_timeouts"]
     df["rounds"] = df["rounds_completed"]
@@ -941,7 +944,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="table: goodput by servers and setting (default); csv: one row per run",
     )
     i.add_argument("--plot", help="write goodput vs servers to this PNG")
-    i.add_argument("--out", help="write the sweep table as Parquet into this directory")
+    i.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the sweep table (incast.parquet) into this directory, and every run's "
+        "tables under DIR/runs unless --store names another store",
+    )
     i.set_defaults(func=cmd_incast)
 
     sw = sub.add_parser(

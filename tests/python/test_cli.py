@@ -100,6 +100,20 @@ def test_incast_seeds_and_jitter_give_one_row_per_seed(capsys):
     assert df["digest"].nunique() == 2
 
 
+def test_incast_out_keeps_each_run_in_the_layout_load_reads(tmp_path, capsys):
+    import fairlab
+    from fairlab.store import Store
+
+    out = tmp_path / "inc"
+    args = ["incast", "--servers", "2,4", "--rounds", "2", "--min-rto", "200ms"]
+    assert main([*args, "--jobs", "1", "--out", str(out)]) == 0
+    table = pd.read_parquet(out / "incast.parquet")
+    st = Store(out)
+    assert len(st.run_keys()) == len(table) == 2
+    loaded = {fairlab.load(st.path(k)).summary["digest"] for k in st.run_keys()}
+    assert loaded == set(table["digest"])
+
+
 @pytest.mark.parametrize(
     "args, needle",
     [
