@@ -83,6 +83,14 @@ pub struct HcfStats {
     pub hp_pkts: u64,
     /// Arrivals that joined the LP queue (no credit, or HP full).
     pub lp_pkts: u64,
+    /// Arrivals with credit that found HP full and joined LP (step 2's
+    /// "otherwise"), their bin zeroed.
+    pub demoted_pkts: u64,
+    /// Drops of arrivals with credit: HP and LP both full.
+    pub credit_drops: u64,
+    /// Drops of arrivals without credit while the HP queue had room for
+    /// them: losses a shared buffer of the same total would not have had.
+    pub room_drops: u64,
 }
 
 impl Hcf {
@@ -121,11 +129,26 @@ impl Hcf {
     }
 
     /// Names of the counters HCF adds to the ports table.
-    pub const COUNTERS: [&'static str; 3] = ["hcf_periods", "hcf_hp_pkts", "hcf_lp_pkts"];
+    pub const COUNTERS: [&'static str; 6] = [
+        "hcf_periods",
+        "hcf_hp_pkts",
+        "hcf_lp_pkts",
+        "hcf_demoted_pkts",
+        "hcf_credit_drops",
+        "hcf_room_drops",
+    ];
 
     /// Values of [`Hcf::COUNTERS`].
-    pub fn counters(&self) -> [u64; 3] {
-        [self.stats.periods, self.stats.hp_pkts, self.stats.lp_pkts]
+    pub fn counters(&self) -> [u64; 6] {
+        let s = &self.stats;
+        [
+            s.periods,
+            s.hp_pkts,
+            s.lp_pkts,
+            s.demoted_pkts,
+            s.credit_drops,
+            s.room_drops,
+        ]
     }
 
     /// Memory of the credit bins: K * ceil(log2(c0 + 1)) bits (Section III-C).
@@ -228,8 +251,17 @@ impl QueueDiscipline for Hcf {
             self.bytes[lp] += pkt.size().get();
             self.fifo[lp].push_back(pkt);
             self.stats.lp_pkts += 1;
+            self.stats.demoted_pkts += has_credit as u64;
             Ok(())
         } else {
+            // Algorithm 1: both queues full for this packet, drop it. The
+            // queues' limits are separate (Section III-B, B/2 each): an
+            // arrival without credit is dropped even if HP has room.
+            if has_credit {
+                self.stats.credit_drops += 1;
+            } else if self.fits(hp, self.cfg.hp_limit, &pkt) {
+                self.stats.room_drops += 1;
+            }
             Err(id)
         }
     }
@@ -384,6 +416,81 @@ mod tests {
         assert!(q.enqueue_pkt(pkt(1, 2), Time::ZERO).is_ok()); // LP
         assert!(q.enqueue_pkt(pkt(1, 3), Time::ZERO).is_err());
         assert_eq!(q.packets(), 3);
+        // Flow 1's bin is empty, HP full: a drop with neither credit nor room.
+        assert_eq!((q.stats.credit_drops, q.stats.room_drops), (0, 0));
+        assert_eq!(q.stats.demoted_pkts, 0);
+
+        // Step 2: an arrival with credit that finds HP full joins LP, and
+        // its bin is zeroed (step 4); both full, it is dropped.
+        let mut q = Hcf::new(
+            HcfConfig {
+                hp_limit: BufferLimit::Packets(1),
+                lp_limit: BufferLimit::Packets(2),
+                ..cfg(true)
+            },
+            Rng::new(2),
+        );
+        let bin = |q: &Hcf, f: u32| q.bin(&Held::of(&pkt(f, 0), 0), 0);
+        let mut others = (2..).filter(|&f| bin(&q, f) != bin(&q, 1));
+        let f = others.next().unwrap();
+        let g = (f + 1..)
+            .find(|&g| bin(&q, g) != bin(&q, 1) && bin(&q, g) != bin(&q, f))
+            .unwrap();
+        assert!(q.enqueue_pkt(pkt(1, 0), Time::ZERO).is_ok()); // HP
+        assert!(q.enqueue_pkt(pkt(f, 0), Time::ZERO).is_ok()); // credit, HP full: LP
+        assert_eq!(q.stats.demoted_pkts, 1);
+        assert!(q.enqueue_pkt(pkt(f, 1), Time::ZERO).is_ok()); // no credit: LP
+        assert!(q.enqueue_pkt(pkt(g, 0), Time::ZERO).is_err()); // credit, both full
+        assert_eq!((q.stats.credit_drops, q.stats.room_drops), (1, 0));
+    }
+
+    proptest! {
+        /// With the dynamic period, the moment a period ends HP is empty, so
+        /// the whole backlog sits in the LP queue: across a period boundary
+        /// HCF holds at most the LP limit (B/2), where FIFO may hold B.
+        #[test]
+        fn a_period_boundary_holds_at_most_the_lp_limit(
+            ops in proptest::collection::vec((proptest::bool::weighted(0.7), 0u32..4), 0..400),
+            seed in 0u64..1000,
+        ) {
+            let mut q = Hcf::new(cfg(true), Rng::new(seed));
+            let mut seq = 0;
+            for (arrive, flow) in ops {
+                if arrive {
+                    let _ = q.enqueue_pkt(pkt(flow, seq), Time::ZERO);
+                    seq += 1;
+                } else {
+                    let periods = q.stats.periods;
+                    q.dequeue_pkt(Time::ZERO);
+                    if q.stats.periods > periods {
+                        prop_assert!(q.packets() <= 10);
+                    }
+                }
+                prop_assert!(q.packets() <= 20);
+            }
+        }
+    }
+
+    #[test]
+    fn an_arrival_without_credit_is_dropped_though_hp_has_room() {
+        // Section III-B: separate HP and LP limits; a packet without credit
+        // may only join LP. One flow, HP 10 and LP 2: its first packet takes
+        // the credit, the next two fill LP, the fourth is dropped with nine
+        // HP slots free.
+        let mut q = Hcf::new(
+            HcfConfig {
+                hp_limit: BufferLimit::Packets(10),
+                lp_limit: BufferLimit::Packets(2),
+                ..cfg(true)
+            },
+            Rng::new(5),
+        );
+        for s in 0..3 {
+            assert!(q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok());
+        }
+        assert!(q.enqueue_pkt(pkt(1, 3), Time::ZERO).is_err());
+        assert_eq!((q.stats.hp_pkts, q.stats.lp_pkts), (1, 2));
+        assert_eq!((q.stats.credit_drops, q.stats.room_drops), (0, 1));
     }
 
     #[test]
