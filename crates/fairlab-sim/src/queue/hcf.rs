@@ -71,6 +71,9 @@ pub struct Hcf {
     salt: Salt,
     rng: Rng,
     next_fixed: Time,
+    /// B: the sum of the two limits (None if one counts bytes and the other
+    /// packets).
+    total: Option<BufferLimit>,
     pub stats: HcfStats,
 }
 
@@ -111,6 +114,15 @@ impl Hcf {
             salt: Salt(0),
             rng,
             next_fixed: Time::ZERO,
+            total: match (cfg.hp_limit, cfg.lp_limit) {
+                (BufferLimit::Packets(a), BufferLimit::Packets(b)) => {
+                    Some(BufferLimit::Packets(a.saturating_add(b)))
+                }
+                (BufferLimit::Bytes(a), BufferLimit::Bytes(b)) => {
+                    Some(BufferLimit::Bytes(crate::units::Bytes(a.get() + b.get())))
+                }
+                _ => None,
+            },
             stats: HcfStats::default(),
         };
         h.init(Time::ZERO);
@@ -197,9 +209,23 @@ impl Hcf {
         flow_hash::pick(p.hash, salt, self.credits.len() as u32) as usize
     }
 
+    /// Whether queue `q` (its role's `limit`) takes `p`, and the whole
+    /// buffer too. Section III-B: the architecture has one buffer of size B,
+    /// divided into the HP and LP queues. The limits go with the roles, and
+    /// the swap gives the HP role to a queue that may hold up to the LP
+    /// limit: with equal halves (the paper's B/2 + B/2) nothing changes, but
+    /// with LP larger than HP the old LP's backlog plus a fresh LP would
+    /// exceed B (HP 4 + LP 28 of 32 packets held 56). So B caps the sum.
     #[inline]
     fn fits(&self, q: usize, limit: BufferLimit, p: &Held) -> bool {
         limit.admits(self.bytes[q], self.fifo[q].len(), p.size())
+            && self.total.is_none_or(|b| {
+                b.admits(
+                    self.bytes[0] + self.bytes[1],
+                    self.fifo[0].len() + self.fifo[1].len(),
+                    p.size(),
+                )
+            })
     }
 
     fn maybe_fixed_period(&mut self, now: Time) {
@@ -442,6 +468,51 @@ mod tests {
         assert!(q.enqueue_pkt(pkt(f, 1), Time::ZERO).is_ok()); // no credit: LP
         assert!(q.enqueue_pkt(pkt(g, 0), Time::ZERO).is_err()); // credit, both full
         assert_eq!((q.stats.credit_drops, q.stats.room_drops), (1, 0));
+    }
+
+    #[test]
+    fn the_swap_never_takes_the_buffer_past_b() {
+        // HP 1 + LP 3 = B of 4 packets. Flow 1: packet 0 on its credit to
+        // HP, 1-3 fill LP. HP drains: the period ends and the LP holding 3
+        // takes the HP role (limit 1). The new LP's limit is 3, but the
+        // buffer holds 3 of its 4 packets: one more fits, not three.
+        let mut q = Hcf::new(
+            HcfConfig {
+                hp_limit: BufferLimit::Packets(1),
+                lp_limit: BufferLimit::Packets(3),
+                ..cfg(true)
+            },
+            Rng::new(7),
+        );
+        for s in 0..4 {
+            assert!(q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok());
+        }
+        assert_eq!(q.dequeue_pkt(Time::ZERO).unwrap().seq, 0);
+        assert_eq!(q.stats.periods, 2);
+        let admitted = (4..8)
+            .filter(|&s| q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok())
+            .count();
+        assert_eq!(admitted, 1);
+        assert_eq!(q.packets(), 4);
+        // The same in bytes: 1460 + 3 x 1460 bytes.
+        let size = pkt(1, 0).size().get();
+        let mut q = Hcf::new(
+            HcfConfig {
+                hp_limit: BufferLimit::Bytes(Bytes(size)),
+                lp_limit: BufferLimit::Bytes(Bytes(3 * size)),
+                ..cfg(true)
+            },
+            Rng::new(7),
+        );
+        for s in 0..4 {
+            assert!(q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok());
+        }
+        q.dequeue_pkt(Time::ZERO).unwrap();
+        let admitted = (4..8)
+            .filter(|&s| q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok())
+            .count();
+        assert_eq!(admitted, 1);
+        assert_eq!(q.bytes(), 4 * size);
     }
 
     proptest! {
