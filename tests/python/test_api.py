@@ -70,6 +70,9 @@ PORT_COLUMNS = [
     "hcf_periods",
     "hcf_hp_pkts",
     "hcf_lp_pkts",
+    "hcf_demoted_pkts",
+    "hcf_credit_drops",
+    "hcf_room_drops",
     "avg_pkts",
     "avg_bytes",
 ]

@@ -71,6 +71,9 @@ pub struct Hcf {
     salt: Salt,
     rng: Rng,
     next_fixed: Time,
+    /// B: the sum of the two limits (None if one counts bytes and the other
+    /// packets).
+    total: Option<BufferLimit>,
     pub stats: HcfStats,
 }
 
@@ -83,6 +86,14 @@ pub struct HcfStats {
     pub hp_pkts: u64,
     /// Arrivals that joined the LP queue (no credit, or HP full).
     pub lp_pkts: u64,
+    /// Arrivals with credit that found HP full and joined LP (step 2's
+    /// "otherwise"), their bin zeroed.
+    pub demoted_pkts: u64,
+    /// Drops of arrivals with credit: HP and LP both full.
+    pub credit_drops: u64,
+    /// Drops of arrivals without credit while the HP queue had room for
+    /// them: losses a shared buffer of the same total would not have had.
+    pub room_drops: u64,
 }
 
 impl Hcf {
@@ -103,6 +114,15 @@ impl Hcf {
             salt: Salt(0),
             rng,
             next_fixed: Time::ZERO,
+            total: match (cfg.hp_limit, cfg.lp_limit) {
+                (BufferLimit::Packets(a), BufferLimit::Packets(b)) => {
+                    Some(BufferLimit::Packets(a.saturating_add(b)))
+                }
+                (BufferLimit::Bytes(a), BufferLimit::Bytes(b)) => {
+                    Some(BufferLimit::Bytes(crate::units::Bytes(a.get() + b.get())))
+                }
+                _ => None,
+            },
             stats: HcfStats::default(),
         };
         h.init(Time::ZERO);
@@ -121,11 +141,26 @@ impl Hcf {
     }
 
     /// Names of the counters HCF adds to the ports table.
-    pub const COUNTERS: [&'static str; 3] = ["hcf_periods", "hcf_hp_pkts", "hcf_lp_pkts"];
+    pub const COUNTERS: [&'static str; 6] = [
+        "hcf_periods",
+        "hcf_hp_pkts",
+        "hcf_lp_pkts",
+        "hcf_demoted_pkts",
+        "hcf_credit_drops",
+        "hcf_room_drops",
+    ];
 
     /// Values of [`Hcf::COUNTERS`].
-    pub fn counters(&self) -> [u64; 3] {
-        [self.stats.periods, self.stats.hp_pkts, self.stats.lp_pkts]
+    pub fn counters(&self) -> [u64; 6] {
+        let s = &self.stats;
+        [
+            s.periods,
+            s.hp_pkts,
+            s.lp_pkts,
+            s.demoted_pkts,
+            s.credit_drops,
+            s.room_drops,
+        ]
     }
 
     /// Memory of the credit bins: K * ceil(log2(c0 + 1)) bits (Section III-C).
@@ -174,9 +209,23 @@ impl Hcf {
         flow_hash::pick(p.hash, salt, self.credits.len() as u32) as usize
     }
 
+    /// Whether queue `q` (its role's `limit`) takes `p`, and the whole
+    /// buffer too. Section III-B: the architecture has one buffer of size B,
+    /// divided into the HP and LP queues. The limits go with the roles, and
+    /// the swap gives the HP role to a queue that may hold up to the LP
+    /// limit: with equal halves (the paper's B/2 + B/2) nothing changes, but
+    /// with LP larger than HP the old LP's backlog plus a fresh LP would
+    /// exceed B (HP 4 + LP 28 of 32 packets held 56). So B caps the sum.
     #[inline]
     fn fits(&self, q: usize, limit: BufferLimit, p: &Held) -> bool {
         limit.admits(self.bytes[q], self.fifo[q].len(), p.size())
+            && self.total.is_none_or(|b| {
+                b.admits(
+                    self.bytes[0] + self.bytes[1],
+                    self.fifo[0].len() + self.fifo[1].len(),
+                    p.size(),
+                )
+            })
     }
 
     fn maybe_fixed_period(&mut self, now: Time) {
@@ -228,8 +277,17 @@ impl QueueDiscipline for Hcf {
             self.bytes[lp] += pkt.size().get();
             self.fifo[lp].push_back(pkt);
             self.stats.lp_pkts += 1;
+            self.stats.demoted_pkts += has_credit as u64;
             Ok(())
         } else {
+            // Algorithm 1: both queues full for this packet, drop it. The
+            // queues' limits are separate (Section III-B, B/2 each): an
+            // arrival without credit is dropped even if HP has room.
+            if has_credit {
+                self.stats.credit_drops += 1;
+            } else if self.fits(hp, self.cfg.hp_limit, &pkt) {
+                self.stats.room_drops += 1;
+            }
             Err(id)
         }
     }
@@ -384,6 +442,126 @@ mod tests {
         assert!(q.enqueue_pkt(pkt(1, 2), Time::ZERO).is_ok()); // LP
         assert!(q.enqueue_pkt(pkt(1, 3), Time::ZERO).is_err());
         assert_eq!(q.packets(), 3);
+        // Flow 1's bin is empty, HP full: a drop with neither credit nor room.
+        assert_eq!((q.stats.credit_drops, q.stats.room_drops), (0, 0));
+        assert_eq!(q.stats.demoted_pkts, 0);
+
+        // Step 2: an arrival with credit that finds HP full joins LP, and
+        // its bin is zeroed (step 4); both full, it is dropped.
+        let mut q = Hcf::new(
+            HcfConfig {
+                hp_limit: BufferLimit::Packets(1),
+                lp_limit: BufferLimit::Packets(2),
+                ..cfg(true)
+            },
+            Rng::new(2),
+        );
+        let bin = |q: &Hcf, f: u32| q.bin(&Held::of(&pkt(f, 0), 0), 0);
+        let mut others = (2..).filter(|&f| bin(&q, f) != bin(&q, 1));
+        let f = others.next().unwrap();
+        let g = (f + 1..)
+            .find(|&g| bin(&q, g) != bin(&q, 1) && bin(&q, g) != bin(&q, f))
+            .unwrap();
+        assert!(q.enqueue_pkt(pkt(1, 0), Time::ZERO).is_ok()); // HP
+        assert!(q.enqueue_pkt(pkt(f, 0), Time::ZERO).is_ok()); // credit, HP full: LP
+        assert_eq!(q.stats.demoted_pkts, 1);
+        assert!(q.enqueue_pkt(pkt(f, 1), Time::ZERO).is_ok()); // no credit: LP
+        assert!(q.enqueue_pkt(pkt(g, 0), Time::ZERO).is_err()); // credit, both full
+        assert_eq!((q.stats.credit_drops, q.stats.room_drops), (1, 0));
+    }
+
+    #[test]
+    fn the_swap_never_takes_the_buffer_past_b() {
+        // HP 1 + LP 3 = B of 4 packets. Flow 1: packet 0 on its credit to
+        // HP, 1-3 fill LP. HP drains: the period ends and the LP holding 3
+        // takes the HP role (limit 1). The new LP's limit is 3, but the
+        // buffer holds 3 of its 4 packets: one more fits, not three.
+        let mut q = Hcf::new(
+            HcfConfig {
+                hp_limit: BufferLimit::Packets(1),
+                lp_limit: BufferLimit::Packets(3),
+                ..cfg(true)
+            },
+            Rng::new(7),
+        );
+        for s in 0..4 {
+            assert!(q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok());
+        }
+        assert_eq!(q.dequeue_pkt(Time::ZERO).unwrap().seq, 0);
+        assert_eq!(q.stats.periods, 2);
+        let admitted = (4..8)
+            .filter(|&s| q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok())
+            .count();
+        assert_eq!(admitted, 1);
+        assert_eq!(q.packets(), 4);
+        // The same in bytes: 1460 + 3 x 1460 bytes.
+        let size = pkt(1, 0).size().get();
+        let mut q = Hcf::new(
+            HcfConfig {
+                hp_limit: BufferLimit::Bytes(Bytes(size)),
+                lp_limit: BufferLimit::Bytes(Bytes(3 * size)),
+                ..cfg(true)
+            },
+            Rng::new(7),
+        );
+        for s in 0..4 {
+            assert!(q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok());
+        }
+        q.dequeue_pkt(Time::ZERO).unwrap();
+        let admitted = (4..8)
+            .filter(|&s| q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok())
+            .count();
+        assert_eq!(admitted, 1);
+        assert_eq!(q.bytes(), 4 * size);
+    }
+
+    proptest! {
+        /// With the dynamic period, the moment a period ends HP is empty, so
+        /// the whole backlog sits in the LP queue: across a period boundary
+        /// HCF holds at most the LP limit (B/2), where FIFO may hold B.
+        #[test]
+        fn a_period_boundary_holds_at_most_the_lp_limit(
+            ops in proptest::collection::vec((proptest::bool::weighted(0.7), 0u32..4), 0..400),
+            seed in 0u64..1000,
+        ) {
+            let mut q = Hcf::new(cfg(true), Rng::new(seed));
+            let mut seq = 0;
+            for (arrive, flow) in ops {
+                if arrive {
+                    let _ = q.enqueue_pkt(pkt(flow, seq), Time::ZERO);
+                    seq += 1;
+                } else {
+                    let periods = q.stats.periods;
+                    q.dequeue_pkt(Time::ZERO);
+                    if q.stats.periods > periods {
+                        prop_assert!(q.packets() <= 10);
+                    }
+                }
+                prop_assert!(q.packets() <= 20);
+            }
+        }
+    }
+
+    #[test]
+    fn an_arrival_without_credit_is_dropped_though_hp_has_room() {
+        // Section III-B: separate HP and LP limits; a packet without credit
+        // may only join LP. One flow, HP 10 and LP 2: its first packet takes
+        // the credit, the next two fill LP, the fourth is dropped with nine
+        // HP slots free.
+        let mut q = Hcf::new(
+            HcfConfig {
+                hp_limit: BufferLimit::Packets(10),
+                lp_limit: BufferLimit::Packets(2),
+                ..cfg(true)
+            },
+            Rng::new(5),
+        );
+        for s in 0..3 {
+            assert!(q.enqueue_pkt(pkt(1, s), Time::ZERO).is_ok());
+        }
+        assert!(q.enqueue_pkt(pkt(1, 3), Time::ZERO).is_err());
+        assert_eq!((q.stats.hp_pkts, q.stats.lp_pkts), (1, 2));
+        assert_eq!((q.stats.credit_drops, q.stats.room_drops), (0, 1));
     }
 
     #[test]
