@@ -81,6 +81,8 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         slow_start: s.slow_start,
         rtt_timestamps: s.rtt_timestamps,
         max_retransmits: s.max_retransmits,
+        backoff_restarts_srtt: s.backoff_restarts_srtt,
+        max_backoff: s.max_backoff,
     }
 }
 
