@@ -341,18 +341,21 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                         1,
                     ));
                 }
-                workloads.push(Workload::Incast(Box::new(Incast::new(
-                    id,
-                    start,
-                    client,
-                    servers,
-                    ids,
-                    sru,
-                    w.request().get(),
-                    w.rounds(),
-                    w.response_jitter.unwrap_or(Time::ZERO),
-                    Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
-                ))));
+                workloads.push(Workload::Incast(Box::new(
+                    Incast::new(
+                        id,
+                        start,
+                        client,
+                        servers,
+                        ids,
+                        sru,
+                        w.request().get(),
+                        w.rounds(),
+                        w.response_jitter.unwrap_or(Time::ZERO),
+                        Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
+                    )
+                    .with_warmup(w.warmup.unwrap_or(false)),
+                )));
             }
             WorkloadSpec::Bulk(w) => {
                 let src = node(&w.src);
