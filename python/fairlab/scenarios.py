@@ -44,6 +44,7 @@ def incast(
     request: str = "100B",
     jitter: str | None = None,
     response_jitter: str | None = None,
+    warmup: bool | None = None,
     tcp: str | None = None,
     sack: bool | None = None,
     ecn_threshold: str | None = None,
@@ -66,7 +67,9 @@ def incast(
     ``mss`` and ``rwnd`` (the advertised window, "20pkt" counts segments)
     and ``max_rto`` override the profile; ``tcp_extra`` adds any other
     ``[tcp]`` field. ``duration`` ends the run at that time (rounds still
-    running are not counted in the goodput).
+    running are not counted in the goodput). ``warmup`` makes the client
+    exchange one request-sized message with each server in turn before the
+    first round (the published ns-2 application's setup phase).
 
     With ``profile="ns2"`` and ``resolution="auto"`` the clock stays the
     profile's 10 ms tick (ns-2's tcpTick_) for a min RTO of at least 10 ms
@@ -120,6 +123,8 @@ def incast(
         workload["block"] = block
     if response_jitter:
         workload["response_jitter"] = response_jitter
+    if warmup is not None:
+        workload["warmup"] = warmup
     scenario: dict[str, Any] = {
         "name": f"incast-{servers}",
         "seed": seed,

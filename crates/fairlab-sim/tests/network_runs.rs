@@ -450,3 +450,53 @@ spread = "100ms"
     }
     assert!(alone_flows >= 15, "{alone_flows} flows ran alone");
 }
+
+/// The ns-2 incast application's setup exchange (`warmup`): before the
+/// first block every server answers one small message on an idle network,
+/// so its first timeout is a few RTTs, not ns-2's 3 s initial RTO. Without
+/// it, 64 servers at 10 Gb/s lose part of their first windows into a
+/// 32-packet port and wait out that initial RTO in round 1.
+#[test]
+fn an_ns2_incasts_warmup_seeds_the_rto_before_the_first_round() {
+    let run = |warmup: bool| {
+        let mut hosts = vec!["\"client\"".to_string()];
+        hosts.extend((1..=64).map(|i| format!("\"s{i}\"")));
+        let sc = Scenario::from_toml_str(&format!(
+            r#"
+[topology]
+kind = "star"
+hosts = [{}]
+rate = "10Gbps"
+delay = "5us"
+[queue]
+limit = "32pkt"
+[tcp]
+profile = "ns2"
+min_rto = "0s"
+resolution = "1us"
+[[workload]]
+kind = "incast"
+client = "client"
+block = "1MB"
+rounds = 1
+warmup = {warmup}
+"#,
+            hosts.join(",")
+        ))
+        .unwrap();
+        let r = fairlab_sim::run(&sc, None).unwrap();
+        let rounds = r.table("rounds");
+        (rounds.f64s("start_s")[0], rounds.f64s("duration_s")[0])
+    };
+    let (start, dur) = run(true);
+    // 64 exchanges of about one RTT (20 us) each come first ...
+    assert!(
+        start > 64.0 * 20e-6 && start < 64.0 * 40e-6,
+        "start {start}"
+    );
+    // ... and the round ends within milliseconds.
+    assert!(dur < 0.01, "round {dur} s with the warm-up");
+    let (start, dur) = run(false);
+    assert_eq!(start, 0.0);
+    assert!(dur > 3.0, "round {dur} s without the warm-up");
+}

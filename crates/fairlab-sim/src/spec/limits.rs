@@ -312,7 +312,16 @@ impl Estimate {
                 slow_start += 1;
             }
             let per_transfer = 1 + slow_start + per_flow / tcp.receive_window.get().max(1);
-            let rtts = 1u64.saturating_add(rounds.saturating_mul(per_transfer));
+            // An incast's warm-up: one exchange per server, one at a time.
+            let setup = match w {
+                WorkloadSpec::Incast(w) if w.warmup == Some(true) => {
+                    2 * w.servers(&r.hosts).len() as u64
+                }
+                _ => 0,
+            };
+            let rtts = 1u64
+                .saturating_add(rounds.saturating_mul(per_transfer))
+                .saturating_add(setup);
             let end = w
                 .last_open()
                 .unwrap_or(Time::MAX)
@@ -348,8 +357,10 @@ impl Estimate {
                     let per_round = segments(w.round_bytes(n), mss)
                         .saturating_add(n)
                         .saturating_add(n.saturating_mul(segments(w.request().get(), mss)));
+                    // The warm-up: a request and an answer per server.
+                    let setup = if w.warmup == Some(true) { 2 * n } else { 0 };
                     tcp_terms.push(Term {
-                        value: per_round.saturating_mul(w.rounds() as u64),
+                        value: per_round.saturating_mul(w.rounds() as u64).saturating_add(setup),
                         path,
                         how: format!(
                             "{} rounds x {n} servers x their replies (sru or block) in {mss}-byte segments",

@@ -131,6 +131,8 @@ pub struct TcpSettings {
     pub rtt_timestamps: bool,
     pub max_retransmits: u32,
     pub handshake: bool,
+    pub backoff_restarts_srtt: bool,
+    pub max_backoff: u32,
 }
 
 /// `rto_random_delay` as written: "off", "adaptive", or a bound such as
@@ -221,6 +223,10 @@ impl ProfileName {
                 max_retransmits: 15,
                 // Connections open with a three-way handshake, as real ones do.
                 handshake: true,
+                // RFC 6298 keeps SRTT through any backoff.
+                backoff_restarts_srtt: false,
+                // RFC 6298 (5.5): double up to max_rto.
+                max_backoff: 0,
             },
             ProfileName::Linux => TcpSettings {
                 initial_window: 10,
@@ -271,6 +277,8 @@ impl ProfileName {
                 max_retransmits: MAX_RETRANSMITS,
                 // One-way agents: no SYN exchange.
                 handshake: false,
+                // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
+                backoff_restarts_srtt: true,
                 ..ProfileName::Rfc.settings()
             },
         }
@@ -362,6 +370,13 @@ pub struct TcpSpec {
     /// starts them established, like ns-2's one-way TCP agents.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub handshake: Option<bool>,
+    /// After the fourth consecutive timeout the next RTT sample restarts
+    /// the estimator (ns-2's and 4.4BSD's backoff rule).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub backoff_restarts_srtt: Option<bool>,
+    /// The largest factor timeouts multiply the RTO by (0: up to max_rto).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_backoff: Option<u32>,
 }
 
 macro_rules! overlay {
@@ -401,7 +416,9 @@ impl TcpSpec {
             slow_start,
             rtt_timestamps,
             max_retransmits,
-            handshake
+            handshake,
+            backoff_restarts_srtt,
+            max_backoff
         )
     }
 
@@ -569,6 +586,20 @@ impl TcpSpec {
         }
         if let Some(b) = self.rtt_timestamps {
             c.rtt_timestamps = b;
+        }
+        if let Some(b) = self.backoff_restarts_srtt {
+            c.backoff_restarts_srtt = b;
+        }
+        if let Some(n) = self.max_backoff {
+            if n != 0 && !n.is_power_of_two() {
+                return Err(ScenarioError::new(
+                    at("max_backoff"),
+                    format!(
+                        "{n} is not allowed; expected 0 (no limit) or a power of two such as 64"
+                    ),
+                ));
+            }
+            c.max_backoff = n;
         }
         if let Some(n) = self.max_retransmits {
             if n == 0 || n > MAX_RETRANSMITS {

@@ -105,6 +105,15 @@ pub struct IncastSpec {
     /// (default 0: the published simulations answered at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub response_jitter: Option<Time>,
+    /// Before the first round, the client exchanges one `request`-sized
+    /// message with each server in turn, waiting for each answer (of
+    /// `request` bytes) before asking the next (default false). The ns-2
+    /// incast application of the published simulations does this
+    /// (IncastTcpAppClient::process_init); it gives every connection an
+    /// RTT sample on an idle network before the first block. Not counted in
+    /// the goodput.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup: Option<bool>,
     /// TCP settings of this workload's connections, over the scenario's [tcp].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSpec>,

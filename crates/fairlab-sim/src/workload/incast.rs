@@ -6,6 +6,14 @@
 //! server answers with its share of the block (its SRU); the round ends when
 //! the last byte of the last reply has arrived (the barrier), and the next
 //! round starts at once.
+//!
+//! With a warm-up, the client first exchanges one request-sized message with
+//! each server in turn, as the ns-2 application of the published simulations
+//! does before its first request (github.com/amarp/incast,
+//! IncastTcpAppClient::process_init and IncastTcpAppServerStub::send_init:
+//! a 100-byte message to one server, its 100-byte answer, then the next
+//! server). Every connection thus has an RTT sample from an idle network
+//! before the first block, instead of its initial RTO (ns-2's 3 s).
 
 use super::AppAction;
 use crate::engine::Rng;
@@ -37,6 +45,10 @@ pub struct Incast {
     pub request: u64,
     pub rounds: u32,
     pub jitter: Time,
+    /// Whether the setup exchange runs before the first round.
+    pub warmup: bool,
+    /// The server the setup exchange is waiting on, while it runs.
+    warming: Option<usize>,
     rng: Rng,
     established: usize,
     round_start: Time,
@@ -94,6 +106,8 @@ impl Incast {
             request,
             rounds,
             jitter,
+            warmup: false,
+            warming: None,
             rng,
             established: 0,
             round_start: Time::ZERO,
@@ -107,6 +121,12 @@ impl Incast {
             timeouts_mark: 0,
             records_accounted: 0,
         }
+    }
+
+    /// Runs the setup exchange (see the module) before the first round.
+    pub fn with_warmup(mut self, warmup: bool) -> Incast {
+        self.warmup = warmup;
+        self
     }
 
     /// Splits a block over `n` servers: the first `block % n` get one byte more.
@@ -129,8 +149,22 @@ impl Incast {
         }
         self.established += 1;
         if self.established == self.conns.len() {
-            self.begin_round(now, acts);
+            if self.warmup && !self.conns.is_empty() {
+                self.warm(0, acts);
+            } else {
+                self.begin_round(now, acts);
+            }
         }
+    }
+
+    /// The setup exchange: ask server `i` alone.
+    fn warm(&mut self, i: usize, acts: &mut Vec<AppAction>) {
+        self.warming = Some(i);
+        acts.push(AppAction::Write {
+            conn: self.conns[i],
+            passive: false,
+            bytes: self.request,
+        });
     }
 
     fn begin_round(&mut self, now: Time, acts: &mut Vec<AppAction>) {
@@ -175,6 +209,20 @@ impl Incast {
         }
         // At the client: count reply bytes toward the barrier.
         self.received[i] += bytes;
+        if let Some(w) = self.warming {
+            // The setup exchange: the answer is `request` bytes; then the
+            // next server, and after the last the first round.
+            if self.received[i] == self.request {
+                self.received[i] = 0;
+                if w + 1 < self.conns.len() {
+                    self.warm(w + 1, acts);
+                } else {
+                    self.warming = None;
+                    self.begin_round(now, acts);
+                }
+            }
+            return;
+        }
         if self.received[i] == self.sru[i] {
             self.done += 1;
             if self.done == self.conns.len() {
@@ -196,10 +244,18 @@ impl Incast {
     }
 
     fn respond(&mut self, i: usize, acts: &mut Vec<AppAction>) {
+        // With a warm-up a server's first request is the setup message, and
+        // its answer is as small (one request at a time per server: the
+        // client asks again only after the whole answer arrived).
+        let bytes = if self.warmup && self.answered[i] == 1 {
+            self.request
+        } else {
+            self.sru[i]
+        };
         acts.push(AppAction::Write {
             conn: self.conns[i],
             passive: true,
-            bytes: self.sru[i],
+            bytes,
         });
     }
 
@@ -217,5 +273,69 @@ mod tests {
         let v = Incast::split_block(1 << 20, 47);
         assert_eq!(v.iter().sum::<u64>(), 1 << 20);
         assert!(v.iter().max().unwrap() - v.iter().min().unwrap() <= 1);
+    }
+
+    fn writes(acts: &[AppAction]) -> Vec<(u32, bool, u64)> {
+        acts.iter()
+            .filter_map(|a| match *a {
+                AppAction::Write {
+                    conn,
+                    passive,
+                    bytes,
+                } => Some((conn, passive, bytes)),
+                _ => None,
+            })
+            .collect()
+    }
+
+    /// The warm-up asks one server at a time for a request-sized answer,
+    /// then starts the first round with every request at once.
+    #[test]
+    fn warmup_exchanges_with_one_server_at_a_time_before_round_one() {
+        let t = Time::from_us;
+        let mut w = Incast::new(
+            0,
+            Time::ZERO,
+            0,
+            vec![1, 2],
+            vec![10, 11],
+            vec![5000, 5000],
+            100,
+            1,
+            Time::ZERO,
+            Rng::stream(1, &[0]),
+        )
+        .with_warmup(true);
+        let mut acts = Vec::new();
+        w.on_established(0, false, t(1), &mut acts);
+        assert!(acts.is_empty());
+        w.on_established(1, false, t(1), &mut acts);
+        assert_eq!(writes(&acts), [(10, false, 100)]);
+        // Server 0 answers the setup message with as many bytes.
+        acts.clear();
+        w.on_delivered(0, true, 100, t(2), &mut acts);
+        assert_eq!(writes(&acts), [(10, true, 100)]);
+        acts.clear();
+        w.on_delivered(0, false, 100, t(3), &mut acts);
+        assert_eq!(writes(&acts), [(11, false, 100)]);
+        acts.clear();
+        w.on_delivered(1, true, 100, t(4), &mut acts);
+        assert_eq!(writes(&acts), [(11, true, 100)]);
+        // The last answer starts round one: both requests at once.
+        acts.clear();
+        w.on_delivered(1, false, 100, t(5), &mut acts);
+        assert_eq!(writes(&acts), [(10, false, 100), (11, false, 100)]);
+        // Now the servers answer with their SRU.
+        acts.clear();
+        w.on_delivered(0, true, 100, t(6), &mut acts);
+        assert_eq!(writes(&acts), [(10, true, 5000)]);
+        acts.clear();
+        w.on_delivered(0, false, 5000, t(7), &mut acts);
+        w.on_delivered(1, true, 100, t(7), &mut acts);
+        w.on_delivered(1, false, 5000, t(8), &mut acts);
+        assert!(w.finished);
+        assert_eq!(w.records.len(), 1);
+        assert_eq!(w.records[0].start, t(5));
+        assert_eq!(w.records[0].bytes, 10000);
     }
 }

@@ -81,6 +81,8 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         slow_start: s.slow_start,
         rtt_timestamps: s.rtt_timestamps,
         max_retransmits: s.max_retransmits,
+        backoff_restarts_srtt: s.backoff_restarts_srtt,
+        max_backoff: s.max_backoff,
     }
 }
 
@@ -339,18 +341,21 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                         1,
                     ));
                 }
-                workloads.push(Workload::Incast(Box::new(Incast::new(
-                    id,
-                    start,
-                    client,
-                    servers,
-                    ids,
-                    sru,
-                    w.request().get(),
-                    w.rounds(),
-                    w.response_jitter.unwrap_or(Time::ZERO),
-                    Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
-                ))));
+                workloads.push(Workload::Incast(Box::new(
+                    Incast::new(
+                        id,
+                        start,
+                        client,
+                        servers,
+                        ids,
+                        sru,
+                        w.request().get(),
+                        w.rounds(),
+                        w.response_jitter.unwrap_or(Time::ZERO),
+                        Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
+                    )
+                    .with_warmup(w.warmup.unwrap_or(false)),
+                )));
             }
             WorkloadSpec::Bulk(w) => {
                 let src = node(&w.src);

@@ -136,6 +136,18 @@ pub struct TcpConfig {
     /// Consecutive timeouts after which the connection aborts (Linux's
     /// tcp_retries2 = 15).
     pub max_retransmits: u32,
+    /// Once the RTO multiplier passes 8 (the fourth consecutive timeout),
+    /// the next RTT sample restarts the estimator as a first measurement
+    /// (SRTT = R, RTTVAR = R/2) instead of smoothing into the old SRTT:
+    /// ns-2's rtt_backoff() (tcp.cc: `if (t_backoff_ > 8) { ...; t_srtt_ =
+    /// 0; }`, then rtt_update()'s `t_srtt_ == 0` branch), after 4.4BSD's
+    /// tcp_timer.c. RFC 6298 keeps SRTT.
+    pub backoff_restarts_srtt: bool,
+    /// The largest factor timeouts multiply the RTO by, a power of two; 0:
+    /// doubling stops only at max_rto (RFC 6298 (5.5), and ns-2 from 2.31,
+    /// whose rtt_backoff() doubles while `t_backoff_ < 64 || rfc2988_`).
+    /// ns-2.30's rtt_backoff() stops at 64 (`if (t_backoff_ < 64)`).
+    pub max_backoff: u32,
 }
 
 impl TcpConfig {
@@ -234,6 +246,8 @@ impl Profile {
                 // per window, never a retransmission (Karn).
                 rtt_timestamps: false,
                 max_retransmits: 15,
+                backoff_restarts_srtt: false,
+                max_backoff: 0,
             },
             Profile::Linux => TcpConfig {
                 initial_window: 10,
@@ -276,6 +290,8 @@ impl Profile {
                 limited_transmit: true,
                 // ns-2 never gives up on a connection.
                 max_retransmits: 255,
+                // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
+                backoff_restarts_srtt: true,
                 ..Profile::Rfc.config()
             },
         }
