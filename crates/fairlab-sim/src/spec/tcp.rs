@@ -273,6 +273,10 @@ impl ProfileName {
                 granularity: Time::from_ms(10),
                 // singledup_ 1.
                 limited_transmit: true,
+                // An idle agent keeps its cwnd (tcp.cc: newtimer() cancels
+                // the timer once all is acked, so slow_start_restart_ never
+                // acts; QOption_ 0).
+                slow_start_after_idle: false,
                 // ns-2 never gives up.
                 max_retransmits: MAX_RETRANSMITS,
                 // One-way agents: no SYN exchange.

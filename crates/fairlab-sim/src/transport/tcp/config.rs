@@ -288,6 +288,11 @@ impl Profile {
                 granularity: Time::from_ms(10),
                 // singledup_ 1.
                 limited_transmit: true,
+                // No restart after idle: slow_start_restart_ acts only in
+                // timeout() with nothing outstanding, and newtimer() cancels
+                // the timer once all is acked, so an idle agent keeps its
+                // cwnd; the RFC 2861 variant (QOption_) is off by default.
+                slow_start_after_idle: false,
                 // ns-2 never gives up on a connection.
                 max_retransmits: 255,
                 // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.

@@ -698,3 +698,33 @@ fn timeouts_are_classified_as_tail_whole_window_or_lost_retransmission() {
     assert_eq!(s.stats.timeouts_retransmission, 1);
     assert_eq!(s.stats.timeouts, 2);
 }
+
+#[test]
+fn an_idle_sender_restarts_from_the_initial_window_unless_told_otherwise() {
+    // RFC 5681 (4.1): after an idle period longer than the RTO, cwnd is at
+    // most the initial window. ns-2 never does this (newtimer() cancels the
+    // timer once all is acked, so slow_start_restart_ cannot act on an idle
+    // agent): the ns2 profile turns it off.
+    for restart in [true, false] {
+        let c = TcpConfig {
+            initial_window: 2,
+            slow_start_after_idle: restart,
+            ..cfg()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 2, &mut out);
+        s.on_segment(Time::from_us(200), &ack(seg(1)), &mut out);
+        s.on_segment(Time::from_us(200), &ack(seg(2)), &mut out);
+        let cwnd = s.cwnd();
+        assert_eq!(cwnd, 4 * MSS, "slow start: two ACKs, two segments more");
+        out.clear();
+        // One second idle, far longer than the 200 ms RTO.
+        s.write(Time::from_secs(1), 10 * MSS, &mut out);
+        let sent = data_seqs(&out).len() as u64;
+        if restart {
+            assert_eq!((s.cwnd(), sent), (2 * MSS, 2));
+        } else {
+            assert_eq!((s.cwnd(), sent), (cwnd, 4));
+        }
+    }
+}
