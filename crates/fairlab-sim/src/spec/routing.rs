@@ -106,7 +106,7 @@ impl RoutingSpec {
             return Err(ScenarioError::new(
                 "routing.paths",
                 format!(
-                    "\"equal_length\" needs switches in tiers; a {} topology has none; expected \"shortest\", or a fat_tree or leaf_spine",
+                    "\"equal_length\" needs switches in tiers; the {} topology has none; expected \"shortest\", or a fat_tree or leaf_spine",
                     topology.kind()
                 ),
             ));
