@@ -50,7 +50,10 @@ pub struct RoutingSpec {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub switches: BTreeMap<String, SelectionName>,
     /// Shortest paths by default: what every routing protocol computes.
-    #[serde(default, skip_serializing_if = "PathsName::is_shortest")]
+    #[serde(
+        default = "RoutingSpec::default_paths",
+        skip_serializing_if = "PathsName::is_shortest"
+    )]
     pub paths: PathsName,
 }
 
@@ -60,13 +63,11 @@ impl PathsName {
     }
 }
 
-impl Default for PathsName {
-    fn default() -> Self {
+impl RoutingSpec {
+    fn default_paths() -> PathsName {
         PathsName::Shortest
     }
-}
 
-impl RoutingSpec {
     fn default_selection() -> SelectionName {
         SelectionName::Ecmp
     }

@@ -281,7 +281,7 @@ impl LeafSpineSpec {
     pub fn uplink_rate(&self) -> Option<BitsPerSec> {
         let r = self.hosts as f64 * self.rate.get() as f64
             / (self.spines.max(1) as f64 * self.oversubscription);
-        (r.is_finite() && r >= 1.0 && r <= 1e18).then(|| BitsPerSec(r.round() as u64))
+        (r.is_finite() && (1.0..=1e18).contains(&r)).then(|| BitsPerSec(r.round() as u64))
     }
 }
 
@@ -353,6 +353,9 @@ pub struct Link {
     pub rate: BitsPerSec,
     pub delay: Time,
 }
+
+/// Values of fields, each with its path.
+type Fields<T> = Vec<(String, T)>;
 
 impl TopologySpec {
     pub fn kind(&self) -> &'static str {
@@ -700,7 +703,7 @@ impl TopologySpec {
     }
 
     /// Every rate and delay field of a graph topology, with its path.
-    fn graph_fields(&self) -> (Vec<(String, Time)>, Vec<(String, BitsPerSec)>) {
+    fn graph_fields(&self) -> (Fields<Time>, Fields<BitsPerSec>) {
         let (mut d, mut r) = (Vec::new(), Vec::new());
         let f = |n: &str| format!("topology.{n}");
         match self {
@@ -784,13 +787,11 @@ impl TopologySpec {
                 at_least("switches", t.switches, 2)?;
                 at_least("hosts", t.hosts, 1)?;
             }
-            TopologySpec::FatTree(t) => {
-                if t.k < 2 || t.k > 254 || t.k % 2 == 1 {
-                    return Err(ScenarioError::new(
-                        "topology.k",
-                        format!("{}; expected an even number from 2 to 254 (k = 4: 16 hosts and 20 switches; Al-Fares addresses 10.pod.switch.id need a pod in one octet)", t.k),
-                    ));
-                }
+            TopologySpec::FatTree(t) if t.k < 2 || t.k > 254 || t.k % 2 == 1 => {
+                return Err(ScenarioError::new(
+                    "topology.k",
+                    format!("{}; expected an even number from 2 to 254 (k = 4: 16 hosts and 20 switches; Al-Fares addresses 10.pod.switch.id need a pod in one octet)", t.k),
+                ));
             }
             TopologySpec::LeafSpine(t) => {
                 at_least("leaves", t.leaves, 1)?;
