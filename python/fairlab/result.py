@@ -17,7 +17,16 @@ if TYPE_CHECKING:
 # pandas and pyarrow are imported where a table is made, so that importing
 # fairlab (and the command line's --help and usage errors) does not pay for them.
 
-TABLES = ("flows", "rounds", "ports", "flow_series", "queue_series", "trace", "nic_queues")
+TABLES = (
+    "flows",
+    "rounds",
+    "ports",
+    "flow_series",
+    "queue_series",
+    "trace",
+    "nic_queues",
+    "paths",
+)
 
 
 class Tables(Mapping[str, "pd.DataFrame"]):
@@ -145,6 +154,12 @@ class Result:
     @property
     def trace(self) -> pd.DataFrame:
         return self.tables["trace"]
+
+    @property
+    def paths(self) -> pd.DataFrame:
+        """One row per flow: its hops (``a0>s0>recv``), way back and round
+        trip without queueing (docs/scenario.md, "The paths table")."""
+        return self.tables["paths"]
 
     @property
     def digest(self) -> str:

@@ -201,3 +201,53 @@ def dumbbell(
             for i in range(flows)
         ],
     }
+
+
+def fat_tree_hosts(k: int) -> list[str]:
+    """Host names of a ``fat_tree`` topology, in host order: ``h{pod}_{edge}_{i}``
+    (the scheme docs/scenario.md gives every builder; host ``h{p}_{e}_{i}``
+    has Al-Fares' address 10.p.e.(i+2))."""
+    if k < 2 or k % 2:
+        raise ValueError("k must be an even number of at least 2")
+    half = k // 2
+    return [f"h{p}_{e}_{i}" for p in range(k) for e in range(half) for i in range(half)]
+
+
+def fat_tree_permutation(
+    k: int,
+    *,
+    duration: str = "100ms",
+    rate: str = "10Gbps",
+    delay: str = "1us",
+    buffer: str | None = None,
+    selection: str = "ecmp",
+    paths: str = "shortest",
+    profile: str = "datacenter",
+    shift: int | None = None,
+    seed: int = 1,
+) -> dict[str, Any]:
+    """Long flows on a k-ary fat tree, host i sending to host i + ``shift``
+    (default k^2/4: the next pod, so every flow crosses a core switch), one
+    flow per host, under ``[routing] selection`` and ``paths``."""
+    hosts = fat_tree_hosts(k)
+    n = len(hosts)
+    step = (k * k // 4) % n if shift is None else shift % n
+    if step == 0:
+        raise ValueError("shift must not map a host onto itself")
+    topology: dict[str, Any] = {"kind": "fat_tree", "k": k, "rate": rate, "delay": delay}
+    if buffer is not None:
+        topology["buffer"] = buffer
+    routing: dict[str, Any] = {"selection": selection}
+    if paths != "shortest":
+        routing["paths"] = paths
+    return {
+        "name": f"fat-tree-{k}-permutation",
+        "seed": seed,
+        "duration": duration,
+        "topology": topology,
+        "routing": routing,
+        "tcp": {"profile": profile},
+        "workload": [
+            {"kind": "bulk", "src": hosts[i], "dst": hosts[(i + step) % n]} for i in range(n)
+        ],
+    }

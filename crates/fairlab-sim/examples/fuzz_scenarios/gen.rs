@@ -247,6 +247,143 @@ const BAD_FLOATS: &[f64] = &[
 ];
 const NAMES_BAD: &[&str] = &["", "sw", "swL", "nobody", "h99", "client"];
 
+/// One of the graph topologies (outcast, parking lot, fat tree,
+/// leaf-spine, an explicit list), small; fills `topo` but for `rate` and
+/// `delay` (an explicit list has its own per link). Returns the host and
+/// switch names.
+fn graph_topology(g: &mut G, topo: &mut Table) -> (Vec<String>, Vec<String>) {
+    let buffer = |g: &mut G, t: &mut Table| {
+        if g.chance(0.4) {
+            t.insert("buffer".into(), g.choose(BUFFERS_OK, BUFFERS_BAD));
+        }
+    };
+    match g.below(5) {
+        0 => {
+            topo.insert("kind".into(), Value::String("outcast".into()));
+            let (n, local) = (1 + g.below(4), g.below(3));
+            topo.insert("senders".into(), g.count(&[n as i64]));
+            if g.chance(0.5) {
+                topo.insert("local".into(), g.int(&[local as i64]));
+            } else {
+                // The default: one.
+                return outcast_names(1, n, g, topo, buffer);
+            }
+            outcast_names(local, n, g, topo, buffer)
+        }
+        1 => {
+            topo.insert("kind".into(), Value::String("parking_lot".into()));
+            let (s, h) = (2 + g.below(3), 1 + g.below(2));
+            topo.insert("switches".into(), g.count(&[s as i64]));
+            topo.insert("hosts".into(), g.int(&[h as i64]));
+            if g.chance(0.4) {
+                topo.insert("trunk_rate".into(), g.choose(RATES_OK, RATES_BAD));
+            }
+            if g.chance(0.4) {
+                topo.insert("trunk_delay".into(), g.choose(TIMES_OK, TIMES_BAD));
+            }
+            buffer(g, topo);
+            let hosts = (0..s)
+                .flat_map(|i| (0..h).map(move |j| format!("h{i}_{j}")))
+                .collect();
+            (hosts, (0..s).map(|i| format!("s{i}")).collect())
+        }
+        2 => {
+            topo.insert("kind".into(), Value::String("fat_tree".into()));
+            let k = g.pick(&[2usize, 4]);
+            topo.insert("k".into(), g.int(&[k as i64, 3, 0, 256, 254]));
+            buffer(g, topo);
+            let half = k / 2;
+            let mut hosts = Vec::new();
+            let mut sw = Vec::new();
+            for p in 0..k {
+                for e in 0..half {
+                    for i in 0..half {
+                        hosts.push(format!("h{p}_{e}_{i}"));
+                    }
+                    sw.push(format!("edge{p}_{e}"));
+                    sw.push(format!("agg{p}_{e}"));
+                }
+            }
+            sw.push("core0_0".into());
+            (hosts, sw)
+        }
+        3 => {
+            topo.insert("kind".into(), Value::String("leaf_spine".into()));
+            let (l, s, h) = (1 + g.below(3), 1 + g.below(3), 1 + g.below(3));
+            topo.insert("leaves".into(), g.count(&[l as i64]));
+            topo.insert("spines".into(), g.int(&[s as i64]));
+            topo.insert("hosts".into(), g.int(&[h as i64]));
+            if g.chance(0.5) {
+                topo.insert("oversubscription".into(), g.float(&[1.0, 3.0, 0.5, 1e-12]));
+            }
+            buffer(g, topo);
+            let hosts = (0..l)
+                .flat_map(|i| (0..h).map(move |j| format!("h{i}_{j}")))
+                .collect();
+            let mut sw: Vec<String> = (0..l).map(|i| format!("leaf{i}")).collect();
+            sw.extend((0..s).map(|i| format!("spine{i}")));
+            (hosts, sw)
+        }
+        _ => {
+            // Hosts x0.. on a chain of switches t0..; sometimes a broken link.
+            topo.insert("kind".into(), Value::String("explicit".into()));
+            let (n, s) = (2 + g.below(4), 1 + g.below(3));
+            let hosts: Vec<String> = (0..n).map(|i| format!("x{i}")).collect();
+            let sw: Vec<String> = (0..s).map(|i| format!("t{i}")).collect();
+            let names =
+                |v: &[String]| Value::Array(v.iter().map(|x| Value::String(x.clone())).collect());
+            topo.insert("hosts".into(), names(&hosts));
+            topo.insert("switches".into(), names(&sw));
+            let mut links = Vec::new();
+            let link = |g: &mut G, a: &str, b: &str| {
+                let mut l = Table::new();
+                l.insert("a".into(), g.choose(&[a], NAMES_BAD));
+                l.insert("b".into(), g.choose(&[b], NAMES_BAD));
+                l.insert("rate".into(), g.sized(RATES_OK, RATES_BAD, RATES_BIG));
+                l.insert("delay".into(), g.sized(TIMES_OK, TIMES_BAD, TIMES_BIG));
+                for (f, end) in [("buffer", "t"), ("buffer_a", a), ("buffer_b", b)] {
+                    // Mostly at a switch end (a host's is refused).
+                    let p = if end.starts_with('t') { 0.2 } else { 0.02 };
+                    if g.chance(p) {
+                        l.insert(f.into(), g.choose(BUFFERS_OK, BUFFERS_BAD));
+                    }
+                }
+                Value::Table(l)
+            };
+            for (i, h) in hosts.iter().enumerate() {
+                let t = sw[i % s].clone();
+                links.push(link(g, h, &t));
+            }
+            for w in sw.windows(2) {
+                links.push(link(g, &w[0], &w[1]));
+            }
+            if g.chance(0.1) {
+                let (a, b) = (g.pick(&hosts), g.pick(&hosts));
+                links.push(link(g, &a, &b));
+            }
+            if g.chance(0.1) && !links.is_empty() {
+                links.pop();
+            }
+            topo.insert("links".into(), Value::Array(links));
+            (hosts, sw)
+        }
+    }
+}
+
+fn outcast_names(
+    local: usize,
+    n: usize,
+    g: &mut G,
+    topo: &mut Table,
+    buffer: impl Fn(&mut G, &mut Table),
+) -> (Vec<String>, Vec<String>) {
+    buffer(g, topo);
+    let mut hosts = vec!["recv".to_string()];
+    hosts.extend((0..local).map(|i| format!("a{i}")));
+    hosts.extend((0..n).map(|i| format!("b{i}")));
+    (hosts, vec!["s0".into(), "s1".into()])
+}
+
 /// A whole scenario, field by field.
 fn generate(g: &mut G) -> Table {
     let mut sc = Table::new();
@@ -261,9 +398,12 @@ fn generate(g: &mut G) -> Table {
     }
     // Topology.
     let mut topo = Table::new();
-    let star = g.chance(0.55);
+    let star = g.chance(0.45);
+    let graph = !star && g.chance(0.45);
     let hosts: Vec<String>;
+    let switches: Vec<String>;
     if star {
+        switches = vec!["sw".into()];
         topo.insert("kind".into(), Value::String("star".into()));
         let n = 2 + g.below(6);
         if g.chance(0.5) {
@@ -284,7 +424,10 @@ fn generate(g: &mut G) -> Table {
                 Value::Array(hosts.iter().map(|h| Value::String(h.clone())).collect()),
             );
         }
+    } else if graph {
+        (hosts, switches) = graph_topology(g, &mut topo);
     } else {
+        switches = vec!["swL".into(), "swR".into()];
         topo.insert("kind".into(), Value::String("dumbbell".into()));
         let (l, r) = (1 + g.below(4), 1 + g.below(4));
         topo.insert("left".into(), g.count(&[l as i64]));
@@ -298,8 +441,10 @@ fn generate(g: &mut G) -> Table {
         );
         topo.insert("bottleneck_delay".into(), g.choose(TIMES_OK, TIMES_BAD));
     }
-    topo.insert("rate".into(), g.sized(RATES_OK, RATES_BAD, RATES_BIG));
-    topo.insert("delay".into(), g.sized(TIMES_OK, TIMES_BAD, TIMES_BIG));
+    if !topo.contains_key("links") {
+        topo.insert("rate".into(), g.sized(RATES_OK, RATES_BAD, RATES_BIG));
+        topo.insert("delay".into(), g.sized(TIMES_OK, TIMES_BAD, TIMES_BIG));
+    }
     if g.chance(0.03) {
         topo.remove(if g.chance(0.5) { "rate" } else { "kind" });
     }
@@ -383,15 +528,15 @@ fn generate(g: &mut G) -> Table {
         }
         sc.insert("queue".into(), Value::Table(q));
     }
-    let sw: &[&str] = if star { &["sw"] } else { &["swL", "swR"] };
+    let sw: &[String] = &switches;
     if g.chance(0.3) {
         let mut ports = Vec::new();
         for _ in 0..1 + g.below(2) {
             let mut p = Table::new();
             let (node, peer) = if g.chance(0.5) {
-                (g.pick(sw).to_string(), g.pick(&hosts))
+                (g.pick(sw), g.pick(&hosts))
             } else {
-                (g.pick(&hosts), g.pick(sw).to_string())
+                (g.pick(&hosts), g.pick(sw))
             };
             p.insert("node".into(), g.choose(&[node.as_str()], NAMES_BAD));
             p.insert("peer".into(), g.choose(&[peer.as_str()], NAMES_BAD));
@@ -445,7 +590,7 @@ fn generate(g: &mut G) -> Table {
     }
     if g.chance(0.2) {
         let mut r = Table::new();
-        let names = ["ecmp", "first", "address_bits", "spray"];
+        let names = ["ecmp", "first", "address_bits", "spray", "ecmp_unsalted"];
         r.insert(
             "selection".into(),
             g.choose(&names, &["random", "ECMP", ""]),
@@ -453,12 +598,18 @@ fn generate(g: &mut G) -> Table {
         if g.chance(0.4) {
             let mut per = Table::new();
             let sw_name = g.pick(sw);
-            let key = g.choose(&[sw_name], NAMES_BAD);
+            let key = g.choose(&[sw_name.as_str()], NAMES_BAD);
             per.insert(
                 key.as_str().unwrap_or("x").into(),
                 g.choose(&names, &["hash"]),
             );
             r.insert("switches".into(), Value::Table(per));
+        }
+        if g.chance(0.3) {
+            r.insert(
+                "paths".into(),
+                g.choose(&["shortest", "equal_length"], &["equal", ""]),
+            );
         }
         sc.insert("routing".into(), Value::Table(thin(g, r)));
     }

@@ -151,13 +151,65 @@ impl Network {
     }
 
     /// The output port at `node` for `pkt` ([`NO_ROUTE`] when its
-    /// destination is unreachable from `node`).
+    /// destination is unreachable from `node`), for a packet that starts
+    /// there (a host's own).
     #[inline]
     pub fn route(&mut self, node: NodeId, pkt: &Packet) -> PortId {
         let dst_host = self.host_index[pkt.dst as usize];
         let addrs = &self.addrs;
         self.routes
-            .select(node, dst_host, pkt, || addrs[dst_host as usize])
+            .select(node, dst_host, pkt, false, || addrs[dst_host as usize])
+    }
+
+    /// As [`Network::route`], for a packet that arrived over port `from`
+    /// (equal-length routing looks at where it came from).
+    #[inline]
+    pub fn route_in(&mut self, node: NodeId, pkt: &Packet, from: PortId) -> PortId {
+        let dst_host = self.host_index[pkt.dst as usize];
+        let climb = self.routes.climbs(from);
+        let addrs = &self.addrs;
+        self.routes
+            .select(node, dst_host, pkt, climb, || addrs[dst_host as usize])
+    }
+
+    /// Gives `node` its tier (hosts 0, switches next to hosts 1, and up),
+    /// before [`Network::compute_routes`]; equal-length routing needs them.
+    pub fn set_tier(&mut self, node: NodeId, tier: u8) {
+        self.routes.set_tier(self.nodes.len(), node, tier);
+    }
+
+    /// Equal-length routing (see `routing.rs`), before
+    /// [`Network::compute_routes`].
+    pub fn set_equal_length(&mut self, on: bool) {
+        self.routes.set_equal_length(on);
+    }
+
+    /// The ports a packet like `pkt` crosses from host `src` to its
+    /// destination, without changing any state: a sprayed packet is shown
+    /// on the first port of each tie. Empty if it cannot get there.
+    pub fn path(&self, src: NodeId, pkt: &Packet) -> Vec<PortId> {
+        let dst_host = self.host_index[pkt.dst as usize];
+        let addr = self.addrs[dst_host as usize];
+        let mut out = Vec::new();
+        let mut node = src;
+        let mut climb = false;
+        while node != pkt.dst && out.len() <= self.nodes.len() {
+            if node != src && self.is_host(node) {
+                return Vec::new();
+            }
+            let p = self.routes.peek(node, dst_host, pkt, climb, || addr);
+            if p == NO_ROUTE {
+                return Vec::new();
+            }
+            out.push(p);
+            climb = self.routes.climbs(p);
+            node = self.ports[p as usize].peer;
+        }
+        if node == pkt.dst {
+            out
+        } else {
+            Vec::new()
+        }
     }
 
     /// The next-hop set at `node` toward host node `dst`, in the order the

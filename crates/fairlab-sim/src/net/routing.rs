@@ -12,6 +12,16 @@
 //! were attached, so [`Selection::First`] gives the static routes of a
 //! builder that breaks ties by construction order. Hosts never forward
 //! traffic that is not theirs.
+//!
+//! Equal-length routing (the outcast study's remedy) is the one departure
+//! from shortest paths: where the builder gave switches tiers (1 next to the
+//! hosts, up to the top tier: a fat tree's cores, a leaf-spine's spines), a
+//! packet that enters a switch below the top from below (from a host or a
+//! lower tier) climbs: its next-hop set is the switch's ports to the tier
+//! above, whatever its destination. At the top, and on the way down, it
+//! follows the shortest path. Every flow then crosses the top tier, so
+//! flows to one receiver enter its edge switch over the ports from above,
+//! not some over a host port and the rest over the uplinks.
 
 use super::{Network, Node, NodeId, NodeKind, PortId, NO_ROUTE};
 use crate::packet::{flow_hash, Addr, Packet, Salt};
@@ -23,10 +33,12 @@ pub enum Selection {
     /// The first port (in link-attachment order): one fixed path per
     /// destination, as static routes give.
     First,
-    /// The destination address modulo the set's size: the low-order-bits
-    /// rule of the two-level tables in Al-Fares et al.'s fat tree (the
-    /// outcast study's topology), spreading destinations, not flows.
-    DstAddr,
+    /// The destination address's last octet plus this switch's offset,
+    /// modulo the set's size: the suffix table of Al-Fares et al.'s
+    /// two-level lookup (host ID `i` leaves switch `z` of a pod by upward
+    /// port `(i - 2 + z) mod (k/2)`, so the offset is `z - 2`; other
+    /// topologies use offset 0). It spreads destinations, not flows.
+    DstAddr { offset: i32 },
     /// Per-flow ECMP: the flow hash under this node's salt, so that a flow
     /// keeps one path and two switches' choices are independent.
     FlowHash(Salt),
@@ -53,6 +65,17 @@ pub(super) struct Routes {
     /// of its FIB, or [`NONE`].
     route_of: Vec<u32>,
     fibs: Vec<Fib>,
+    /// Per node: its climbing set under equal-length routing (a tagged
+    /// port, a set id, or [`NONE`]); empty when routing is by shortest paths.
+    climb: Vec<u32>,
+    /// Per port: whether a packet it delivers climbs at the far end (it
+    /// comes from a lower tier into a switch below the top); empty when
+    /// routing is by shortest paths.
+    climbs_in: Vec<bool>,
+    /// Per node: its tier (hosts 0; switches from 1 up), where set.
+    tiers: Vec<u8>,
+    /// Equal-length routing on.
+    equal_length: bool,
     /// Next-hop sets of two or more ports: (start, len) in `pool`.
     sets: Vec<(u32, u32)>,
     pool: Vec<PortId>,
@@ -73,6 +96,23 @@ impl Routes {
         }
     }
 
+    pub(super) fn set_tier(&mut self, nodes: usize, node: NodeId, tier: u8) {
+        if self.tiers.len() < nodes {
+            self.tiers.resize(nodes, 0);
+        }
+        self.tiers[node as usize] = tier;
+    }
+
+    pub(super) fn set_equal_length(&mut self, on: bool) {
+        self.equal_length = on;
+    }
+
+    /// Whether a packet that arrived over port `from` climbs at its node.
+    #[inline]
+    pub(super) fn climbs(&self, from: PortId) -> bool {
+        self.climbs_in.get(from as usize).copied().unwrap_or(false)
+    }
+
     #[inline]
     fn decode(e: u32) -> Option<PortId> {
         debug_assert!(e & TAG != 0);
@@ -80,12 +120,14 @@ impl Routes {
     }
 
     /// The port `node` sends `pkt` on, toward host index `dst_host`.
+    /// When `climb`, the node's climbing set stands for its FIB entry.
     #[inline]
     pub(super) fn select(
         &mut self,
         node: NodeId,
         dst_host: u32,
         pkt: &Packet,
+        climb: bool,
         dst_addr: impl FnOnce() -> Addr,
     ) -> PortId {
         let r = self.route_of[node as usize];
@@ -93,21 +135,64 @@ impl Routes {
             return Self::decode(r).unwrap_or(NO_ROUTE);
         }
         let fib = &mut self.fibs[r as usize];
-        let e = fib.entries[dst_host as usize];
+        let e = if climb {
+            self.climb[node as usize]
+        } else {
+            fib.entries[dst_host as usize]
+        };
         if e & TAG != 0 {
             return Self::decode(e).unwrap_or(NO_ROUTE);
         }
         let (start, len) = self.sets[e as usize];
         let i = match fib.selection {
-            Selection::First => 0,
-            Selection::DstAddr => dst_addr().to_u32() % len,
-            Selection::FlowHash(salt) => flow_hash::pick(pkt.hash, salt, len),
             Selection::Spray => {
                 fib.spray = fib.spray.wrapping_add(1);
                 fib.spray % len
             }
+            s => Self::pick(s, len, pkt, dst_addr),
         };
         self.pool[(start + i) as usize]
+    }
+
+    /// The index a stateless selection picks in a set of `len` (spraying:
+    /// the first port).
+    #[inline]
+    fn pick(s: Selection, len: u32, pkt: &Packet, dst_addr: impl FnOnce() -> Addr) -> u32 {
+        match s {
+            Selection::First | Selection::Spray => 0,
+            Selection::DstAddr { offset } => {
+                let id = (dst_addr().to_u32() & 0xff) as i64;
+                (id + offset as i64).rem_euclid(len as i64) as u32
+            }
+            Selection::FlowHash(salt) => flow_hash::pick(pkt.hash, salt, len),
+        }
+    }
+
+    /// As [`Routes::select`], without changing any state: a sprayed packet
+    /// takes the first port of its set.
+    pub(super) fn peek(
+        &self,
+        node: NodeId,
+        dst_host: u32,
+        pkt: &Packet,
+        climb: bool,
+        dst_addr: impl FnOnce() -> Addr,
+    ) -> PortId {
+        let r = self.route_of[node as usize];
+        if r & TAG != 0 {
+            return Self::decode(r).unwrap_or(NO_ROUTE);
+        }
+        let fib = &self.fibs[r as usize];
+        let e = if climb {
+            self.climb[node as usize]
+        } else {
+            fib.entries[dst_host as usize]
+        };
+        if e & TAG != 0 {
+            return Self::decode(e).unwrap_or(NO_ROUTE);
+        }
+        let (start, len) = self.sets[e as usize];
+        self.pool[(start + Self::pick(fib.selection, len, pkt, dst_addr)) as usize]
     }
 
     pub(super) fn set_of<'a>(&'a self, node: NodeId, dst_host: u32, n: &'a Node) -> &'a [PortId] {
@@ -130,18 +215,22 @@ impl Routes {
     }
 
     pub(super) fn state_bytes(&self) -> usize {
-        4 * (self.route_of.len() + self.pool.len())
+        4 * (self.route_of.len() + self.pool.len() + self.climb.len())
+            + self.climbs_in.len()
             + 8 * self.sets.len()
             + self.fibs.iter().map(|f| 4 * f.entries.len()).sum::<usize>()
     }
 }
 
-/// Builds every node's routes (keeping the selections already chosen).
+/// Builds every node's routes (keeping the selections, tiers and mode
+/// already chosen).
 pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
     let n = net.nodes.len();
     let h = net.hosts.len();
     let mut chosen = prev.chosen;
     chosen.resize(n, None);
+    let mut tiers = prev.tiers;
+    tiers.resize(n, 0);
 
     // Switches, numbered among themselves.
     let switches: Vec<NodeId> = (0..n as NodeId)
@@ -177,8 +266,13 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
         }
     }
 
-    // Per destination host: the switches it hangs off.
-    let attached: Vec<Vec<u32>> = net
+    // Per destination host: the switches it hangs off. Hosts hanging off
+    // the same switches share a group: away from those switches their
+    // routes are the same, so they are worked out once per group (a fat
+    // tree's 27,648 hosts are 1,152 groups).
+    let mut group_of_set: HashMap<Vec<u32>, u32> = HashMap::new();
+    let mut groups: Vec<Vec<u32>> = Vec::new();
+    let group: Vec<u32> = net
         .hosts
         .iter()
         .map(|&x| {
@@ -191,12 +285,16 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
                 .collect();
             a.sort_unstable();
             a.dedup();
-            a
+            *group_of_set.entry(a.clone()).or_insert_with(|| {
+                groups.push(a);
+                (groups.len() - 1) as u32
+            })
         })
         .collect();
-    // Hops from switch number `u` to host index `hi` (u32::MAX: unreachable).
-    let dist = |u: usize, hi: usize| -> u32 {
-        attached[hi]
+    drop(group_of_set);
+    // Hops from switch number `u` to a host of group `g` (u32::MAX: unreachable).
+    let dist = |u: usize, g: usize| -> u32 {
+        groups[g]
             .iter()
             .map(|&a| d[u * s + a as usize])
             .min()
@@ -222,6 +320,7 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
         }
     };
 
+    let mut per_group: Vec<u32> = vec![NONE; groups.len()];
     for u in 0..n as NodeId {
         let node = &net.nodes[u as usize];
         let ports = &node.ports;
@@ -233,12 +332,13 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
                 // A multi-homed host: its ports on a shortest path.
                 let mut entries = vec![NONE; h];
                 for (hi, &dst) in net.hosts.iter().enumerate() {
+                    let g = group[hi] as usize;
                     let cost = |p: PortId| {
                         let v = peer(p);
                         if v == dst {
                             1
                         } else if is_switch(v) {
-                            dist(sw_no[v as usize] as usize, hi).saturating_add(1)
+                            dist(sw_no[v as usize] as usize, g).saturating_add(1)
                         } else {
                             u32::MAX
                         }
@@ -265,13 +365,28 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
                     .copied()
                     .filter(|&p| is_switch(peer(p)))
                     .collect();
+                // Toward the hosts of each group not attached here.
+                for (g, e) in per_group.iter_mut().enumerate() {
+                    let du = dist(su, g);
+                    *e = NONE;
+                    if du != 1 && du != u32::MAX {
+                        candidates.clear();
+                        candidates.extend(
+                            uplinks
+                                .iter()
+                                .copied()
+                                .filter(|&p| dist(sw_no[peer(p) as usize] as usize, g) == du - 1),
+                        );
+                        *e = intern(&mut out, &candidates);
+                    }
+                }
                 let mut entries = vec![NONE; h];
                 for (hi, &dst) in net.hosts.iter().enumerate() {
-                    let du = dist(su, hi);
-                    candidates.clear();
-                    if du == 1 {
+                    let g = group[hi] as usize;
+                    if dist(su, g) == 1 {
                         // Directly attached: this switch's ports to the host,
                         // found from the host's side (port p's reverse is p ^ 1).
+                        candidates.clear();
                         candidates.extend(
                             net.nodes[dst as usize]
                                 .ports
@@ -280,15 +395,10 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
                                 .map(|&p| p ^ 1),
                         );
                         candidates.sort_unstable();
-                    } else if du != u32::MAX {
-                        candidates.extend(
-                            uplinks
-                                .iter()
-                                .copied()
-                                .filter(|&p| dist(sw_no[peer(p) as usize] as usize, hi) == du - 1),
-                        );
+                        entries[hi] = intern(&mut out, &candidates);
+                    } else {
+                        entries[hi] = per_group[g];
                     }
-                    entries[hi] = intern(&mut out, &candidates);
                 }
                 out.route_of[u as usize] = out.fibs.len() as u32;
                 out.fibs.push(Fib {
@@ -299,6 +409,41 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
             }
         }
     }
+    if prev.equal_length {
+        // Climbing sets: each switch's ports to the tier above; a packet
+        // climbs where it enters a switch below the top from a lower tier.
+        let top = switches
+            .iter()
+            .map(|&u| tiers[u as usize])
+            .max()
+            .unwrap_or(0);
+        out.climb = vec![NONE; n];
+        for &u in &switches {
+            let t = tiers[u as usize];
+            if t == 0 || t >= top {
+                continue;
+            }
+            candidates.clear();
+            candidates.extend(
+                net.nodes[u as usize]
+                    .ports
+                    .iter()
+                    .copied()
+                    .filter(|&p| tiers[peer(p) as usize] > t),
+            );
+            out.climb[u as usize] = intern(&mut out, &candidates);
+        }
+        out.climbs_in = net
+            .ports
+            .iter()
+            .map(|p| {
+                let (from, to) = (tiers[p.node as usize], tiers[p.peer as usize]);
+                is_switch(p.peer) && from < to && out.climb[p.peer as usize] != NONE
+            })
+            .collect();
+    }
+    out.tiers = tiers;
+    out.equal_length = prev.equal_length;
     out.chosen = chosen;
     out
 }
@@ -389,7 +534,7 @@ mod tests {
     #[test]
     fn destination_address_bits_pick_the_port() {
         let (mut net, [a, b, s0, ..]) = diamond();
-        net.set_selection(s0, Selection::DstAddr);
+        net.set_selection(s0, Selection::DstAddr { offset: 0 });
         net.set_addr(b, Addr::new(10, 0, 0, 7));
         net.compute_routes();
         let set = net.next_hops(s0, b).to_vec();

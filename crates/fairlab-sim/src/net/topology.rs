@@ -85,6 +85,38 @@ pub fn dumbbell(
     net
 }
 
+/// Any network: `hosts` (nodes 0..), then `switches` with their tiers
+/// (0: none; see [`Network::set_tier`]), then `links` between node numbers
+/// in order. `queue(i, end_b)` makes the output queue at link `i`'s `a`
+/// end (`false`) or `b` end (`true`). With `equal_length`, routes follow
+/// equal-length routing over the tiers.
+pub fn graph(
+    hosts: &[String],
+    switches: &[(String, u8)],
+    links: &[(NodeId, NodeId, LinkSpec)],
+    queue: &mut dyn FnMut(usize, bool) -> Queue,
+    equal_length: bool,
+) -> Network {
+    let mut net = Network::new();
+    for h in hosts {
+        net.add_node(h, NodeKind::Host);
+    }
+    for (name, tier) in switches {
+        let s = net.add_node(name, NodeKind::Switch);
+        if *tier > 0 {
+            net.set_tier(s, *tier);
+        }
+    }
+    for (i, &(a, b, l)) in links.iter().enumerate() {
+        let qa = queue(i, false);
+        let qb = queue(i, true);
+        net.connect(a, b, l.rate, l.delay, qa, qb);
+    }
+    net.set_equal_length(equal_length);
+    net.compute_routes();
+    net
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

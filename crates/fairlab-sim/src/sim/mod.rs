@@ -298,7 +298,7 @@ impl Simulation {
             Event::Arrive { port, pkt } => {
                 let node = self.net.ports[port as usize].peer;
                 if self.net.nodes[node as usize].kind == NodeKind::Switch {
-                    self.forward(node, pkt);
+                    self.forward(node, pkt, port);
                 } else {
                     let pkt = self.packets.take(pkt);
                     self.deliver(pkt);

@@ -171,8 +171,8 @@ impl Simulation {
 
     /// A switch routes arriving packet `id` to its output port.
     #[inline]
-    pub(super) fn forward(&mut self, node: u32, id: u32) {
-        let out = self.net.route(node, self.packets.get(id));
+    pub(super) fn forward(&mut self, node: u32, id: u32, from: PortId) {
+        let out = self.net.route_in(node, self.packets.get(id), from);
         debug_assert_ne!(out, crate::net::NO_ROUTE);
         let _ = self.enqueue(out, id);
     }

@@ -63,7 +63,12 @@ impl HostSpec {
 
     /// Checks `addresses` against the topology's host names: each names a
     /// host, parses, and no two hosts share one (with the builders' plan).
-    pub fn check_addresses(&self, hosts: &[String]) -> Result<(), ScenarioError> {
+    /// `planned(i)`: host `i`'s address from the topology's plan.
+    pub fn check_addresses(
+        &self,
+        hosts: &[String],
+        planned: impl Fn(usize) -> Addr,
+    ) -> Result<(), ScenarioError> {
         if self.addresses.is_empty() {
             return Ok(());
         }
@@ -76,7 +81,7 @@ impl HostSpec {
                         format!("{text:?} is not an address; expected a dotted quad such as \"10.1.0.2\""),
                     )
                 })?,
-                None => Addr::nth_host(i as u32).unwrap_or_default(),
+                None => planned(i),
             };
             if let Some(other) = taken.insert(a, h) {
                 return Err(ScenarioError::new(

@@ -199,11 +199,8 @@ impl Estimate {
         let topo = &sc.topology;
         let hosts = r.hosts.len() as u64;
         let access = topo.access_rate().get();
-        let switches = topo.switch_names().len() as u64;
-        let switch_ports = match topo {
-            super::TopologySpec::Star(_) => hosts,
-            super::TopologySpec::Dumbbell(_) => hosts + 2,
-        };
+        let switches = topo.sizes().1;
+        let switch_ports = topo.switch_ports(hosts);
 
         // Flows and their data senders and receivers.
         let mut conns = 0u64;
@@ -259,10 +256,7 @@ impl Estimate {
         // one minimum RTO per incast round) and an incast's response jitter
         // in every round. An estimate, not a bound:
         // a run that times out more lasts longer.
-        let slowest = match topo {
-            super::TopologySpec::Star(t) => t.rate.get(),
-            super::TopologySpec::Dumbbell(t) => t.rate.get().min(t.bottleneck_rate.get()),
-        };
+        let slowest = topo.slowest_rate().get();
         let mut horizon = Time::ZERO;
         for (i, w) in sc.workloads.iter().enumerate() {
             let Some(&tcp) = r.workload_tcp(i) else {
@@ -544,14 +538,28 @@ impl Estimate {
             how: format!("{} time series rows", approx(rows)),
         });
         let nodes = hosts + switches;
+        // Routing: a FIB entry per (switch, host), a route per node, and
+        // while routes are computed a hop count per (switch, switch).
         est.memory.push(Term {
             value: ROUTE_BYTES
-                .saturating_mul(hosts)
+                .saturating_mul(hosts.saturating_add(switches))
                 .saturating_mul(switches)
                 .saturating_add(ROUTE_BYTES.saturating_mul(nodes)),
             path: "topology".into(),
             how: format!("routing tables of {switches} switches x {hosts} hosts"),
         });
+        // A graph's own description (names, links, adjacency) and the
+        // simulator's nodes and ports: about a kilobyte per host and per
+        // switch, 256 bytes per link.
+        if let Some(g) = topo.graph() {
+            est.memory.push(Term {
+                value: 1024u64
+                    .saturating_mul(nodes)
+                    .saturating_add(256u64.saturating_mul(g.links.len() as u64)),
+                path: "topology".into(),
+                how: format!("{nodes} nodes and {} links", g.links.len()),
+            });
+        }
         if sc.host.nic_queues > 1 {
             let queues = hosts.saturating_mul(sc.host.nic_queues as u64);
             est.memory.push(Term {
@@ -602,6 +610,7 @@ impl Estimate {
         let nic = sc.host.nic_queue.max_packets(smallest);
         let limits: Vec<Buffer> = std::iter::once(q.limit)
             .chain(sc.ports.iter().filter_map(|p| p.limit))
+            .chain(sc.topology.buffers().into_iter().map(|b| b.1))
             .collect();
         let port = limits
             .iter()
@@ -620,6 +629,11 @@ impl Estimate {
                 super::TopologySpec::Star(t) => wire(t.rate, t.delay, hosts),
                 super::TopologySpec::Dumbbell(t) => wire(t.rate, t.delay, hosts)
                     .saturating_add(wire(t.bottleneck_rate, t.bottleneck_delay, 1)),
+                _ => topo.graph().map_or(0, |g| {
+                    g.links
+                        .iter()
+                        .fold(0u64, |a, l| a.saturating_add(wire(l.rate, l.delay, 1)))
+                }),
             });
         // Send jitter holds each packet at its host for up to the jitter:
         // as many as the hosts' links can emit in that time.
@@ -652,6 +666,7 @@ impl Estimate {
 fn limits_max_packets(sc: &Scenario, smallest: Bytes) -> u64 {
     std::iter::once(sc.queue.limit)
         .chain(sc.ports.iter().filter_map(|p| p.limit))
+        .chain(sc.topology.buffers().into_iter().map(|b| b.1))
         .map(|l| l.max_packets(smallest))
         .max()
         .unwrap_or(0)

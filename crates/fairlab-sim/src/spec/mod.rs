@@ -14,6 +14,7 @@
 //! [`ScenarioError`] naming the field path, the value and what is allowed.
 
 mod error;
+pub mod graph;
 pub mod hosts;
 pub mod limits;
 pub mod lower;
@@ -36,9 +37,12 @@ pub use queues::{
     Buffer, Discipline, DrrSpec, HcfPeriod, HcfSpec, PortSpec, PriorityClass, PrioritySpec,
     QueueSpec, RedSpec, SfqSpec,
 };
-pub use routing::{RoutingSpec, SelectionName};
+pub use routing::{PathsName, RoutingSpec, SelectionName};
 pub use tcp::{CcName, Clock, ProfileName, Resolution, RtoDelay, TcpSettings, TcpSpec};
-pub use topology::{DumbbellSpec, HostList, StarSpec, TopologySpec, MAX_HOSTS};
+pub use topology::{
+    DumbbellSpec, ExplicitSpec, FatTreeSpec, HostList, LeafSpineSpec, LinkEntry, OutcastSpec,
+    ParkingLotSpec, StarSpec, TopologySpec, MAX_HOSTS,
+};
 pub use workloads::{
     Arrivals, BulkSpec, IncastSpec, ServerList, ShortSpec, UdpSpec, WorkloadSpec, DEFAULT_REQUEST,
     DEFAULT_ROUNDS,
@@ -286,8 +290,8 @@ impl Scenario {
     }
 
     /// Switch names of the topology.
-    pub fn switch_names(&self) -> Vec<&'static str> {
-        self.topology.switch_names().to_vec()
+    pub fn switch_names(&self) -> Vec<&str> {
+        self.topology.switch_names()
     }
 
     /// Checks everything serde cannot: which names exist, that buffers hold
@@ -382,10 +386,13 @@ impl Scenario {
             }
             limits::check_time("duration", d)?;
         }
-        let hosts = self.topology.validate(self.limits.max_hosts)?;
+        let hosts = self
+            .topology
+            .validate(self.limits.max_hosts, self.limits.max_memory.get())?;
         let switches = self.topology.switch_names();
+        let switch_set: std::collections::HashSet<&str> = switches.iter().copied().collect();
         let host_index = topology::index(&hosts);
-        let is_node = |n: &str| host_index.contains_key(n) || switches.contains(&n);
+        let is_node = |n: &str| host_index.contains_key(n) || switch_set.contains(n);
 
         self.queue.validate()?;
         self.queue.check_port(
@@ -397,15 +404,21 @@ impl Scenario {
         if let Some(k) = &self.queue.ecn_threshold {
             queues::limit_fits("queue.ecn_threshold", k, packet)?;
         }
+        for (path, b) in self.topology.buffers() {
+            self.queue
+                .check_port(self.queue.discipline, b, packet, &path)?;
+        }
         self.host.validate(packet)?;
-        self.host.check_addresses(&hosts)?;
-        self.routing.validate(switches)?;
+        self.host
+            .check_addresses(&hosts, |i| self.topology.planned_addr(i))?;
+        self.routing
+            .validate(&switch_set, &switches, &self.topology)?;
         limits::check_time("host.send_jitter", self.host.send_jitter)?;
         for (i, p) in self.ports.iter().enumerate() {
             let at = |f: &str| format!("port[{i}].{f}");
             for (f, n) in [("node", &p.node), ("peer", &p.peer)] {
                 if !is_node(n) {
-                    return Err(workloads::unknown_node(&at(f), n, &hosts, switches));
+                    return Err(workloads::unknown_node(&at(f), n, &hosts, &switches));
                 }
             }
             if !self.topology.linked(&host_index, &p.node, &p.peer) {

@@ -19,6 +19,22 @@ named_enum! {
         AddressBits = "address_bits",
         /// Per-packet spraying, round robin.
         Spray = "spray",
+        /// Per-flow ECMP with one hash at every switch (no per-switch
+        /// salt): the known failure of ns-3-derived code, kept to show it
+        /// (flows that tie at one tier tie again at the next).
+        EcmpUnsalted = "ecmp_unsalted",
+    }
+}
+
+named_enum! {
+    /// Which paths routing keeps (docs/scenario.md).
+    pub enum PathsName ("routing paths") {
+        /// Shortest paths (hop count); ties go to the selection.
+        Shortest = "shortest",
+        /// Every flow climbs to the top tier and comes down (the outcast
+        /// study's remedy): flows reach a receiver's switch over its ports
+        /// from above, however close their sender is.
+        EqualLength = "equal_length",
     }
 }
 
@@ -33,9 +49,25 @@ pub struct RoutingSpec {
     /// Per-switch overrides: switch name -> selection.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub switches: BTreeMap<String, SelectionName>,
+    /// Shortest paths by default: what every routing protocol computes.
+    #[serde(
+        default = "RoutingSpec::default_paths",
+        skip_serializing_if = "PathsName::is_shortest"
+    )]
+    pub paths: PathsName,
+}
+
+impl PathsName {
+    fn is_shortest(&self) -> bool {
+        *self == PathsName::Shortest
+    }
 }
 
 impl RoutingSpec {
+    fn default_paths() -> PathsName {
+        PathsName::Shortest
+    }
+
     fn default_selection() -> SelectionName {
         SelectionName::Ecmp
     }
@@ -49,17 +81,36 @@ impl RoutingSpec {
         self.switches.get(name).copied().unwrap_or(self.selection)
     }
 
-    pub fn validate(&self, switches: &[&str]) -> Result<(), ScenarioError> {
+    pub fn validate(
+        &self,
+        switch_set: &std::collections::HashSet<&str>,
+        switches: &[&str],
+        topology: &super::TopologySpec,
+    ) -> Result<(), ScenarioError> {
         for name in self.switches.keys() {
-            if !switches.contains(&name.as_str()) {
+            if !switch_set.contains(name.as_str()) {
+                let mut known: Vec<&str> = switches.iter().take(8).copied().collect();
+                if switches.len() > 8 {
+                    known.push("...");
+                }
                 return Err(ScenarioError::new(
                     format!("routing.switches.{name}"),
                     format!(
                         "{name:?} is not a switch of this topology; expected one of {}",
-                        switches.join(", ")
+                        known.join(", ")
                     ),
                 ));
             }
+        }
+        if self.paths == PathsName::EqualLength && !topology.graph().is_some_and(|g| g.has_tiers())
+        {
+            return Err(ScenarioError::new(
+                "routing.paths",
+                format!(
+                    "\"equal_length\" needs switches in tiers; the {} topology has none; expected \"shortest\", or a fat_tree or leaf_spine",
+                    topology.kind()
+                ),
+            ));
         }
         Ok(())
     }
@@ -70,6 +121,7 @@ impl Default for RoutingSpec {
         RoutingSpec {
             selection: RoutingSpec::default_selection(),
             switches: BTreeMap::new(),
+            paths: PathsName::Shortest,
         }
     }
 }

@@ -2,13 +2,17 @@
 //! by `kind` before the other fields are read, so a field of another kind
 //! is refused by name and a missing one is named.
 
+use super::graph::{self, Graph, GraphLink};
 use super::limits::{check_rate, check_time};
+use super::queues::Buffer;
 use super::tagged::{self, Value};
 use super::ScenarioError;
+use crate::packet::Addr;
 use crate::units::{BitsPerSec, Bytes, Time};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 /// The most hosts a topology may have by default. Routing keeps one
 /// 4-byte entry per (switch, host), not per (node, host), and a host costs
@@ -128,20 +132,192 @@ pub struct DumbbellSpec {
     pub bottleneck_delay: Time,
 }
 
+/// A topology's graph, built from its fields the first time it is asked
+/// for (the fields are not changed after a scenario is read). Equal and
+/// serialized as nothing: it is derived.
+#[derive(Default)]
+pub struct GraphCache(OnceLock<Arc<Graph>>);
+
+impl Clone for GraphCache {
+    fn clone(&self) -> Self {
+        let c = OnceLock::new();
+        if let Some(g) = self.0.get() {
+            let _ = c.set(Arc::clone(g));
+        }
+        GraphCache(c)
+    }
+}
+impl PartialEq for GraphCache {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl fmt::Debug for GraphCache {
+    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("GraphCache")
+    }
+}
+
+/// One link of an explicit topology.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LinkEntry {
+    /// The two nodes it joins (hosts or switches).
+    pub a: String,
+    pub b: String,
+    pub rate: BitsPerSec,
+    /// One-way propagation delay.
+    pub delay: Time,
+    /// Both directions' output buffer at a switch end (default `[queue]
+    /// limit`); a host end's is `[host] nic_queue`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
+    /// The buffer of `a`'s output port toward `b` (a switch's), over `buffer`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_a: Option<Buffer>,
+    /// The buffer of `b`'s output port toward `a`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer_b: Option<Buffer>,
+}
+
+/// Any network: the hosts, the switches and every link.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ExplicitSpec {
+    pub hosts: Vec<String>,
+    pub switches: Vec<String>,
+    pub links: Vec<LinkEntry>,
+    #[serde(skip)]
+    pub cache: GraphCache,
+}
+
+/// The outcast study's two switches: `recv` and `a0..` on `s0`, `b0..`
+/// on `s1`, whose uplink enters `s0`.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct OutcastSpec {
+    /// Senders behind `s1` (`b0..`).
+    pub senders: u32,
+    /// Senders on the receiver's switch `s0` (`a0..`); default 1.
+    #[serde(default = "one")]
+    pub local: u32,
+    pub rate: BitsPerSec,
+    pub delay: Time,
+    /// Every switch port's buffer; default `[queue] limit`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
+    #[serde(skip)]
+    pub cache: GraphCache,
+}
+
+/// A chain of switches `s0 - s1 - ...`, hosts `h{switch}_{i}` on each.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct ParkingLotSpec {
+    /// Switches in the chain (2 or more).
+    pub switches: u32,
+    /// Hosts on each switch; default 1.
+    #[serde(default = "one")]
+    pub hosts: u32,
+    /// Host links.
+    pub rate: BitsPerSec,
+    pub delay: Time,
+    /// Links between switches; default `rate` and `delay`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trunk_rate: Option<BitsPerSec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trunk_delay: Option<Time>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
+    #[serde(skip)]
+    pub cache: GraphCache,
+}
+
+/// A k-ary fat tree (Al-Fares et al., SIGCOMM 2008), every link alike.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FatTreeSpec {
+    /// Ports per switch (even): k^3/4 hosts, 5k^2/4 switches.
+    pub k: u32,
+    pub rate: BitsPerSec,
+    pub delay: Time,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
+    #[serde(skip)]
+    pub cache: GraphCache,
+}
+
+/// Leaf switches under spine switches, every leaf linked to every spine.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LeafSpineSpec {
+    pub leaves: u32,
+    pub spines: u32,
+    /// Hosts per leaf.
+    pub hosts: u32,
+    /// Host links.
+    pub rate: BitsPerSec,
+    pub delay: Time,
+    /// Hosts' bandwidth into a leaf over the leaf's uplink bandwidth:
+    /// every uplink runs at hosts x rate / (spines x oversubscription);
+    /// default 1 (non-blocking).
+    #[serde(default = "one_f64")]
+    pub oversubscription: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub buffer: Option<Buffer>,
+    #[serde(skip)]
+    pub cache: GraphCache,
+}
+
+fn one() -> u32 {
+    1
+}
+fn one_f64() -> f64 {
+    1.0
+}
+
+impl LeafSpineSpec {
+    /// The leaf-spine links' rate (`None`: below 1 b/s or not finite).
+    pub fn uplink_rate(&self) -> Option<BitsPerSec> {
+        let r = self.hosts as f64 * self.rate.get() as f64
+            / (self.spines.max(1) as f64 * self.oversubscription);
+        (r.is_finite() && (1.0..=1e18).contains(&r)).then(|| BitsPerSec(r.round() as u64))
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub enum TopologySpec {
     Star(StarSpec),
     Dumbbell(DumbbellSpec),
+    Explicit(ExplicitSpec),
+    Outcast(OutcastSpec),
+    ParkingLot(ParkingLotSpec),
+    FatTree(FatTreeSpec),
+    LeafSpine(LeafSpineSpec),
 }
 
-const KINDS: [&str; 2] = ["star", "dumbbell"];
+const KINDS: [&str; 7] = [
+    "star",
+    "dumbbell",
+    "explicit",
+    "outcast",
+    "parking_lot",
+    "fat_tree",
+    "leaf_spine",
+];
 
 impl<'de> Deserialize<'de> for TopologySpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         tagged::deserialize_tagged(d, "topology", &KINDS, |k, rest: Value| {
+            let what = "topology";
             Ok(match k {
-                0 => TopologySpec::Star(tagged::read_as(rest, KINDS[k], "topology")?),
-                _ => TopologySpec::Dumbbell(tagged::read_as(rest, KINDS[k], "topology")?),
+                0 => TopologySpec::Star(tagged::read_as(rest, KINDS[k], what)?),
+                1 => TopologySpec::Dumbbell(tagged::read_as(rest, KINDS[k], what)?),
+                2 => TopologySpec::Explicit(tagged::read_as(rest, KINDS[k], what)?),
+                3 => TopologySpec::Outcast(tagged::read_as(rest, KINDS[k], what)?),
+                4 => TopologySpec::ParkingLot(tagged::read_as(rest, KINDS[k], what)?),
+                5 => TopologySpec::FatTree(tagged::read_as(rest, KINDS[k], what)?),
+                _ => TopologySpec::LeafSpine(tagged::read_as(rest, KINDS[k], what)?),
             })
         })
     }
@@ -160,6 +336,11 @@ impl Serialize for TopologySpec {
         match self {
             TopologySpec::Star(t) => Tagged { kind, spec: t }.serialize(s),
             TopologySpec::Dumbbell(t) => Tagged { kind, spec: t }.serialize(s),
+            TopologySpec::Explicit(t) => Tagged { kind, spec: t }.serialize(s),
+            TopologySpec::Outcast(t) => Tagged { kind, spec: t }.serialize(s),
+            TopologySpec::ParkingLot(t) => Tagged { kind, spec: t }.serialize(s),
+            TopologySpec::FatTree(t) => Tagged { kind, spec: t }.serialize(s),
+            TopologySpec::LeafSpine(t) => Tagged { kind, spec: t }.serialize(s),
         }
     }
 }
@@ -173,12 +354,124 @@ pub struct Link {
     pub delay: Time,
 }
 
+/// Values of fields, each with its path.
+type Fields<T> = Vec<(String, T)>;
+
 impl TopologySpec {
     pub fn kind(&self) -> &'static str {
         match self {
             TopologySpec::Star(_) => KINDS[0],
             TopologySpec::Dumbbell(_) => KINDS[1],
+            TopologySpec::Explicit(_) => KINDS[2],
+            TopologySpec::Outcast(_) => KINDS[3],
+            TopologySpec::ParkingLot(_) => KINDS[4],
+            TopologySpec::FatTree(_) => KINDS[5],
+            TopologySpec::LeafSpine(_) => KINDS[6],
         }
+    }
+
+    fn cache(&self) -> Option<&GraphCache> {
+        match self {
+            TopologySpec::Star(_) | TopologySpec::Dumbbell(_) => None,
+            TopologySpec::Explicit(t) => Some(&t.cache),
+            TopologySpec::Outcast(t) => Some(&t.cache),
+            TopologySpec::ParkingLot(t) => Some(&t.cache),
+            TopologySpec::FatTree(t) => Some(&t.cache),
+            TopologySpec::LeafSpine(t) => Some(&t.cache),
+        }
+    }
+
+    /// The graph of a topology that is one (every kind but `star` and
+    /// `dumbbell`), built once; `None` for those two, and for an explicit
+    /// topology whose links name unknown nodes (refused by
+    /// [`TopologySpec::validate`]).
+    pub fn graph(&self) -> Option<&Graph> {
+        let cache = self.cache()?;
+        if let Some(g) = cache.0.get() {
+            return Some(g);
+        }
+        let g = self.build_graph().ok()?;
+        Some(cache.0.get_or_init(|| Arc::new(g)))
+    }
+
+    fn build_graph(&self) -> Result<Graph, ScenarioError> {
+        Ok(match self {
+            TopologySpec::Star(_) | TopologySpec::Dumbbell(_) => Graph::new(),
+            TopologySpec::Explicit(t) => {
+                let mut g = Graph::new();
+                for h in &t.hosts {
+                    g.add_host(h.clone(), None);
+                }
+                for sw in &t.switches {
+                    g.add_switch(sw.clone(), 0, 0);
+                }
+                for (i, l) in t.links.iter().enumerate() {
+                    let end = |f: &str, n: &str| {
+                        g.index.get(n).copied().ok_or_else(|| {
+                            ScenarioError::new(
+                                format!("topology.links[{i}].{f}"),
+                                format!("{n:?} is not a host or switch of this topology; expected a name from hosts or switches"),
+                            )
+                        })
+                    };
+                    let (a, b) = (end("a", &l.a)?, end("b", &l.b)?);
+                    for (f, x) in [("buffer_a", a), ("buffer_b", b)] {
+                        let given = if f == "buffer_a" {
+                            l.buffer_a
+                        } else {
+                            l.buffer_b
+                        };
+                        if given.is_some() && g.is_host(x) {
+                            return Err(ScenarioError::new(
+                                format!("topology.links[{i}].{f}"),
+                                format!("{:?} is a host; expected a switch end (a host's transmit queue is [host] nic_queue)", g.name(x)),
+                            ));
+                        }
+                    }
+                    let sw_buffer = |x: u32, own: Option<Buffer>| {
+                        if g.is_host(x) {
+                            None
+                        } else {
+                            own.or(l.buffer)
+                        }
+                    };
+                    let link = GraphLink {
+                        a,
+                        b,
+                        rate: l.rate,
+                        delay: l.delay,
+                        buffer_a: sw_buffer(a, l.buffer_a),
+                        buffer_b: sw_buffer(b, l.buffer_b),
+                    };
+                    g.links.push(link);
+                }
+                g.finish();
+                g
+            }
+            TopologySpec::Outcast(t) => {
+                graph::outcast(t.local, t.senders, t.rate, t.delay, t.buffer)
+            }
+            TopologySpec::ParkingLot(t) => graph::parking_lot(
+                t.switches,
+                t.hosts,
+                (t.rate, t.delay),
+                (
+                    t.trunk_rate.unwrap_or(t.rate),
+                    t.trunk_delay.unwrap_or(t.delay),
+                ),
+                t.buffer,
+            ),
+            TopologySpec::FatTree(t) => graph::fat_tree(t.k, t.rate, t.delay, t.buffer),
+            TopologySpec::LeafSpine(t) => graph::leaf_spine(
+                t.leaves,
+                t.spines,
+                t.hosts,
+                t.rate,
+                t.uplink_rate().unwrap_or(t.rate),
+                t.delay,
+                t.buffer,
+            ),
+        })
     }
 
     /// Host names in creation order.
@@ -190,38 +483,98 @@ impl TopologySpec {
                 v.extend(t.right.names("r"));
                 v
             }
+            _ => self.graph().map(|g| g.hosts.clone()).unwrap_or_default(),
+        }
+    }
+
+    /// Host `i`'s address when `[host.addresses]` does not give one: the
+    /// builder's plan (a fat tree's 10.pod.switch.id), else 10.0.0.1, ...
+    /// in host order.
+    pub fn planned_addr(&self, i: usize) -> Addr {
+        self.graph()
+            .and_then(|g| g.addrs.get(i).copied().flatten())
+            .or_else(|| Addr::nth_host(i as u32))
+            .unwrap_or_default()
+    }
+
+    /// Hosts and switches before any name is made (for limits).
+    pub fn sizes(&self) -> (u64, u64) {
+        let u = |x: u32| x as u64;
+        match self {
+            TopologySpec::Star(t) => (t.hosts.len() as u64, 1),
+            TopologySpec::Dumbbell(t) => (t.left.len() as u64 + t.right.len() as u64, 2),
+            TopologySpec::Explicit(t) => (t.hosts.len() as u64, t.switches.len() as u64),
+            TopologySpec::Outcast(t) => (1 + u(t.local) + u(t.senders), 2),
+            TopologySpec::ParkingLot(t) => (u(t.switches) * u(t.hosts), u(t.switches)),
+            TopologySpec::FatTree(t) => (u(t.k).pow(3) / 4, 5 * u(t.k).pow(2) / 4),
+            TopologySpec::LeafSpine(t) => (u(t.leaves) * u(t.hosts), u(t.leaves) + u(t.spines)),
         }
     }
 
     /// Hosts before their names are made (for limits).
     pub fn host_count(&self) -> u64 {
+        self.sizes().0
+    }
+
+    pub fn switch_names(&self) -> Vec<&str> {
         match self {
-            TopologySpec::Star(t) => t.hosts.len() as u64,
-            TopologySpec::Dumbbell(t) => t.left.len() as u64 + t.right.len() as u64,
+            TopologySpec::Star(_) => vec!["sw"],
+            TopologySpec::Dumbbell(_) => vec!["swL", "swR"],
+            _ => self
+                .graph()
+                .map(|g| g.switches.iter().map(|s| s.as_str()).collect())
+                .unwrap_or_default(),
         }
     }
 
-    pub fn switch_names(&self) -> &'static [&'static str] {
-        match self {
-            TopologySpec::Star(_) => &["sw"],
-            TopologySpec::Dumbbell(_) => &["swL", "swR"],
-        }
-    }
-
-    /// The rate of the host links.
+    /// The rate of the host links (a graph's fastest: an upper bound for
+    /// the estimates).
     pub fn access_rate(&self) -> BitsPerSec {
         match self {
             TopologySpec::Star(t) => t.rate,
             TopologySpec::Dumbbell(t) => t.rate,
+            _ => self.graph().map_or(BitsPerSec(1), |g| {
+                (0..g.hosts.len() as u32)
+                    .filter_map(|h| g.host_link(h))
+                    .map(|l| l.rate)
+                    .max()
+                    .unwrap_or(BitsPerSec(1))
+            }),
+        }
+    }
+
+    /// The slowest link's rate.
+    pub fn slowest_rate(&self) -> BitsPerSec {
+        match self {
+            TopologySpec::Star(t) => t.rate,
+            TopologySpec::Dumbbell(t) => t.rate.min(t.bottleneck_rate),
+            _ => self.graph().map_or(BitsPerSec(1), |g| {
+                g.links
+                    .iter()
+                    .map(|l| l.rate)
+                    .min()
+                    .unwrap_or(BitsPerSec(1))
+            }),
         }
     }
 
     /// The rate RED's idle-time decay counts packets at: the bottleneck's
-    /// on a dumbbell, every link's on a star.
+    /// on a dumbbell, every link's on a star (a graph's ports use their
+    /// own link's rate).
     pub fn red_rate(&self) -> BitsPerSec {
         match self {
             TopologySpec::Star(t) => t.rate,
             TopologySpec::Dumbbell(t) => t.bottleneck_rate,
+            _ => self.slowest_rate(),
+        }
+    }
+
+    /// Output ports at switches.
+    pub fn switch_ports(&self, hosts: u64) -> u64 {
+        match self {
+            TopologySpec::Star(_) => hosts,
+            TopologySpec::Dumbbell(_) => hosts + 2,
+            _ => self.graph().map_or(0, |g| g.switch_ports()),
         }
     }
 
@@ -252,23 +605,38 @@ impl TopologySpec {
                 }
                 both("swL", "swR", t.bottleneck_rate, t.bottleneck_delay);
             }
+            _ => {
+                if let Some(g) = self.graph() {
+                    for l in &g.links {
+                        both(g.name(l.a), g.name(l.b), l.rate, l.delay);
+                    }
+                }
+            }
         }
         out
     }
 
     /// The switch a host (by name, looked up in `index`) hangs off.
-    pub fn switch_of(&self, index: &HostIndex, host: &str) -> &'static str {
+    pub fn switch_of(&self, index: &HostIndex, host: &str) -> &str {
         match self {
             TopologySpec::Star(_) => "sw",
             TopologySpec::Dumbbell(t) => match index.get(host) {
                 Some(&i) if i < t.left.len() => "swL",
                 _ => "swR",
             },
+            _ => self
+                .graph()
+                .and_then(|g| {
+                    let h = *index.get(host)? as u32;
+                    Some(g.name(g.switch_of(h)?))
+                })
+                .unwrap_or(""),
         }
     }
 
     /// Time for a packet of `size` from host `a` to host `b`: each link's
-    /// delay and the packet's serialization on it.
+    /// delay and the packet's serialization on it (on a graph, along the
+    /// slowest of the shortest paths).
     pub fn one_way(&self, index: &HostIndex, a: &str, b: &str, size: Bytes) -> Time {
         let hop = |rate: BitsPerSec, delay: Time| delay.saturating_add(rate.serialization(size));
         match self {
@@ -281,12 +649,18 @@ impl TopologySpec {
                     access.saturating_add(hop(t.bottleneck_rate, t.bottleneck_delay))
                 }
             }
+            _ => self
+                .graph()
+                .and_then(|g| g.one_way(a, b, size))
+                .unwrap_or(Time::ZERO),
         }
     }
 
     /// Which field makes the round trip between hosts `a` and `b` long: the
     /// one of `rate`, `delay`, `bottleneck_rate`, `bottleneck_delay` that
     /// contributes the most to it (packets of `size` one way, headers back).
+    /// On a graph, `delay` or `rate` by what dominates (an explicit
+    /// topology's: `links`).
     pub fn slowest_part(&self, index: &HostIndex, a: &str, b: &str, size: Bytes) -> &'static str {
         let ser = |r: BitsPerSec| {
             r.serialization(size)
@@ -300,6 +674,13 @@ impl TopologySpec {
                 (self.switch_of(index, a) != self.switch_of(index, b))
                     .then_some((t.bottleneck_rate, t.bottleneck_delay)),
             ),
+            TopologySpec::Explicit(_) => return "links",
+            _ => {
+                // Delays alone (a zero-size packet) against the whole trip.
+                let d = self.one_way(index, a, b, Bytes(0));
+                let all = self.one_way(index, a, b, size);
+                return if d.times(2) >= all { "delay" } else { "rate" };
+            }
         };
         let mut parts = vec![("rate", ser(rate).times(2)), ("delay", delay.times(4))];
         if let Some((r, d)) = bottleneck {
@@ -317,36 +698,175 @@ impl TopologySpec {
             TopologySpec::Dumbbell(_) => {
                 (a == "swL" && b == "swR") || (a == "swR" && b == "swL") || up(a, b) || up(b, a)
             }
+            _ => self.graph().is_some_and(|g| g.linked(a, b)),
         }
     }
 
-    /// Checks what the types cannot: enough hosts, unique names. Returns
-    /// the host names.
-    pub fn validate(&self, max_hosts: u64) -> Result<Vec<String>, ScenarioError> {
-        let count = self.host_count();
+    /// Every rate and delay field of a graph topology, with its path.
+    fn graph_fields(&self) -> (Fields<Time>, Fields<BitsPerSec>) {
+        let (mut d, mut r) = (Vec::new(), Vec::new());
+        let f = |n: &str| format!("topology.{n}");
+        match self {
+            TopologySpec::Star(_) | TopologySpec::Dumbbell(_) => {}
+            TopologySpec::Explicit(t) => {
+                for (i, l) in t.links.iter().enumerate() {
+                    d.push((f(&format!("links[{i}].delay")), l.delay));
+                    r.push((f(&format!("links[{i}].rate")), l.rate));
+                }
+            }
+            TopologySpec::Outcast(t) => {
+                d.push((f("delay"), t.delay));
+                r.push((f("rate"), t.rate));
+            }
+            TopologySpec::ParkingLot(t) => {
+                d.push((f("delay"), t.delay));
+                r.push((f("rate"), t.rate));
+                if let Some(x) = t.trunk_delay {
+                    d.push((f("trunk_delay"), x));
+                }
+                if let Some(x) = t.trunk_rate {
+                    r.push((f("trunk_rate"), x));
+                }
+            }
+            TopologySpec::FatTree(t) => {
+                d.push((f("delay"), t.delay));
+                r.push((f("rate"), t.rate));
+            }
+            TopologySpec::LeafSpine(t) => {
+                d.push((f("delay"), t.delay));
+                r.push((f("rate"), t.rate));
+            }
+        }
+        (d, r)
+    }
+
+    /// Every switch buffer a graph topology names, with its path.
+    pub fn buffers(&self) -> Vec<(String, Buffer)> {
+        let mut out = Vec::new();
+        let mut one = |p: String, b: &Option<Buffer>| {
+            if let Some(b) = b {
+                out.push((p, *b));
+            }
+        };
+        match self {
+            TopologySpec::Star(_) | TopologySpec::Dumbbell(_) => {}
+            TopologySpec::Explicit(t) => {
+                for (i, l) in t.links.iter().enumerate() {
+                    for (f, b) in [
+                        ("buffer", &l.buffer),
+                        ("buffer_a", &l.buffer_a),
+                        ("buffer_b", &l.buffer_b),
+                    ] {
+                        one(format!("topology.links[{i}].{f}"), b);
+                    }
+                }
+            }
+            TopologySpec::Outcast(t) => one("topology.buffer".into(), &t.buffer),
+            TopologySpec::ParkingLot(t) => one("topology.buffer".into(), &t.buffer),
+            TopologySpec::FatTree(t) => one("topology.buffer".into(), &t.buffer),
+            TopologySpec::LeafSpine(t) => one("topology.buffer".into(), &t.buffer),
+        }
+        out
+    }
+
+    /// Checks a builder's counts before anything is built.
+    fn check_counts(&self) -> Result<(), ScenarioError> {
+        let at_least = |f: &str, v: u32, min: u32| {
+            if v < min {
+                Err(ScenarioError::new(
+                    format!("topology.{f}"),
+                    format!("{v}; expected at least {min}"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        match self {
+            TopologySpec::Outcast(t) => at_least("senders", t.senders, 1)?,
+            TopologySpec::ParkingLot(t) => {
+                at_least("switches", t.switches, 2)?;
+                at_least("hosts", t.hosts, 1)?;
+            }
+            TopologySpec::FatTree(t) if t.k < 2 || t.k > 254 || t.k % 2 == 1 => {
+                return Err(ScenarioError::new(
+                    "topology.k",
+                    format!("{}; expected an even number from 2 to 254 (k = 4: 16 hosts and 20 switches; Al-Fares addresses 10.pod.switch.id need a pod in one octet)", t.k),
+                ));
+            }
+            TopologySpec::LeafSpine(t) => {
+                at_least("leaves", t.leaves, 1)?;
+                at_least("spines", t.spines, 1)?;
+                at_least("hosts", t.hosts, 1)?;
+                let o = t.oversubscription;
+                if !(o.is_finite() && o > 0.0) {
+                    return Err(ScenarioError::new(
+                        "topology.oversubscription",
+                        format!("{o}; expected a positive number (1: non-blocking, 3: hosts can send three times what the uplinks carry)"),
+                    ));
+                }
+                let up = t.uplink_rate();
+                if up.is_none_or(|r| r > super::limits::MAX_RATE) {
+                    return Err(ScenarioError::new(
+                        "topology.oversubscription",
+                        format!("{o} makes the uplinks run at {} b/s (hosts x rate / (spines x oversubscription)); expected 1 b/s to 8 Tb/s", t.hosts as f64 * t.rate.get() as f64 / (t.spines as f64 * o)),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Checks what the types cannot: enough hosts, unique names, a network
+    /// small enough to build (`max_memory` bounds a graph's routing state
+    /// before it is built). Returns the host names.
+    pub fn validate(&self, max_hosts: u64, max_memory: u64) -> Result<Vec<String>, ScenarioError> {
+        self.check_counts()?;
+        let (count, switches) = self.sizes();
         if count > max_hosts {
             return Err(ScenarioError::new(
                 "topology",
                 format!("{count} hosts; expected at most {max_hosts} ([limits] max_hosts raises the bound)"),
             ));
         }
-        let delays: &[(&str, Time)] = match self {
-            TopologySpec::Star(t) => &[("delay", t.delay)],
-            TopologySpec::Dumbbell(t) => {
-                &[("delay", t.delay), ("bottleneck_delay", t.bottleneck_delay)]
-            }
-        };
-        for (f, d) in delays {
-            check_time(&format!("topology.{f}"), *d)?;
+        if switches > max_hosts {
+            return Err(ScenarioError::new(
+                "topology",
+                format!("{switches} switches; expected at most {max_hosts} ([limits] max_hosts raises the bound)"),
+            ));
         }
-        let rates: &[(&str, BitsPerSec)] = match self {
-            TopologySpec::Star(t) => &[("rate", t.rate)],
-            TopologySpec::Dumbbell(t) => {
-                &[("rate", t.rate), ("bottleneck_rate", t.bottleneck_rate)]
-            }
+        // Routing: 4 bytes per (switch, host), and while it is computed 4
+        // per (switch, switch).
+        let routing = 4u64
+            .saturating_mul(switches)
+            .saturating_mul(count.saturating_add(switches));
+        if routing > max_memory {
+            return Err(ScenarioError::new(
+                "topology",
+                format!("{count} hosts and {switches} switches need about {} MiB of routing state (4 bytes per switch x (hosts + switches)); expected at most the memory limit, {} MiB ([limits] max_memory raises it)", routing >> 20, max_memory >> 20),
+            ));
+        }
+        let delays: Vec<(String, Time)> = match self {
+            TopologySpec::Star(t) => vec![("topology.delay".into(), t.delay)],
+            TopologySpec::Dumbbell(t) => vec![
+                ("topology.delay".into(), t.delay),
+                ("topology.bottleneck_delay".into(), t.bottleneck_delay),
+            ],
+            _ => self.graph_fields().0,
         };
-        for (f, r) in rates {
-            check_rate(&format!("topology.{f}"), *r)?;
+        for (f, d) in &delays {
+            check_time(f, *d)?;
+        }
+        let rates: Vec<(String, BitsPerSec)> = match self {
+            TopologySpec::Star(t) => vec![("topology.rate".into(), t.rate)],
+            TopologySpec::Dumbbell(t) => vec![
+                ("topology.rate".into(), t.rate),
+                ("topology.bottleneck_rate".into(), t.bottleneck_rate),
+            ],
+            _ => self.graph_fields().1,
+        };
+        for (f, r) in &rates {
+            check_rate(f, *r)?;
         }
         match self {
             TopologySpec::Star(t) => {
@@ -371,6 +891,7 @@ impl TopologySpec {
                     }
                 }
             }
+            _ => return self.validate_graph(),
         }
         let hosts = self.host_names();
         let switches = self.switch_names();
@@ -380,6 +901,7 @@ impl TopologySpec {
         let all_counted = match self {
             TopologySpec::Star(t) => counted(&t.hosts),
             TopologySpec::Dumbbell(t) => counted(&t.left) && counted(&t.right),
+            _ => true,
         };
         if all_counted {
             return Ok(hosts);
@@ -388,11 +910,11 @@ impl TopologySpec {
         for (i, h) in hosts.iter().enumerate() {
             if h.is_empty() || switches.contains(&h.as_str()) || !seen.insert(h.as_str()) {
                 let field = match self {
-                    TopologySpec::Star(_) => format!("topology.hosts[{i}]"),
                     TopologySpec::Dumbbell(t) if i < t.left.len() => {
                         format!("topology.left[{i}]")
                     }
                     TopologySpec::Dumbbell(t) => format!("topology.right[{}]", i - t.left.len()),
+                    _ => format!("topology.hosts[{i}]"),
                 };
                 return Err(ScenarioError::new(
                     field,
@@ -401,5 +923,52 @@ impl TopologySpec {
             }
         }
         Ok(hosts)
+    }
+
+    /// A graph topology's own checks: an explicit one's names, every
+    /// link's ends, a connected network of single-homed hosts.
+    fn validate_graph(&self) -> Result<Vec<String>, ScenarioError> {
+        if let TopologySpec::Explicit(t) = self {
+            if t.hosts.len() < 2 {
+                return Err(ScenarioError::new(
+                    "topology.hosts",
+                    format!("{} hosts; expected at least 2", t.hosts.len()),
+                ));
+            }
+            if t.switches.is_empty() {
+                return Err(ScenarioError::new(
+                    "topology.switches",
+                    "empty; expected at least one switch (hosts never forward)",
+                ));
+            }
+            let mut seen = std::collections::HashSet::new();
+            let names = t
+                .hosts
+                .iter()
+                .map(|h| ("hosts", h))
+                .chain(t.switches.iter().map(|s| ("switches", s)));
+            let mut counts = [0usize; 2];
+            for (f, n) in names {
+                let i = &mut counts[usize::from(f == "switches")];
+                if n.is_empty() || !seen.insert(n.as_str()) {
+                    return Err(ScenarioError::new(
+                        format!("topology.{f}[{i}]"),
+                        format!("{n:?} is empty or repeated; expected a name no other host or switch has"),
+                    ));
+                }
+                *i += 1;
+            }
+            // Unknown link ends, buffers at a host end.
+            self.build_graph()?;
+        }
+        let g = self.graph().ok_or_else(|| {
+            ScenarioError::new("topology", "cannot be built; expected a valid topology")
+        })?;
+        let field = match self {
+            TopologySpec::Explicit(_) => "topology.links",
+            _ => "topology",
+        };
+        g.check(field)?;
+        Ok(g.hosts.clone())
     }
 }

@@ -519,7 +519,10 @@ pub fn unknown_node(path: &str, name: &str, hosts: &[String], switches: &[&str])
     if hosts.len() > 6 {
         known.push("...".into());
     }
-    known.extend(switches.iter().map(|s| s.to_string()));
+    known.extend(switches.iter().take(6).map(|s| s.to_string()));
+    if switches.len() > 6 {
+        known.push("...".into());
+    }
     ScenarioError::new(
         path,
         format!(

@@ -51,7 +51,7 @@ pub use udp::{Arrivals, UdpFlow};
 
 use crate::net::Network;
 use crate::packet::{FiveTuple, FlowHasher, NodeId, Packet, Protocol};
-use crate::units::Time;
+use crate::units::{Bytes, Time};
 use tcp::TraceRow;
 
 /// The workload an endpoint serves and its place in it.
@@ -280,6 +280,20 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => Some(c.flow_record(end, net)),
             Endpoint::Udp(_) => None,
+        }
+    }
+    /// What its packets' paths depend on: the data sender's and receiver's
+    /// hosts, the flow hashes of data and of the way back (`None` for UDP:
+    /// nothing comes back), and the size of a full data packet.
+    pub fn path_probe(&self) -> (NodeId, NodeId, u32, Option<u32>, Bytes) {
+        match self {
+            Endpoint::Tcp(c) => {
+                let (s, r) = (c.sender(), c.receiver());
+                let (src, dst) = s.endpoints();
+                let size = Bytes((s.config().mss + crate::packet::TCP_IP_HEADER) as u64);
+                (src, dst, s.flow_hash(), Some(r.flow_hash()), size)
+            }
+            Endpoint::Udp(u) => (u.src, u.dst, u.flow_hash(), None, u.size),
         }
     }
     /// The data sender's TCP settings (None for UDP).

@@ -35,6 +35,10 @@ pub struct UdpFlow {
 }
 
 impl UdpFlow {
+    /// The flow hash its datagrams carry.
+    pub fn flow_hash(&self) -> u32 {
+        self.hash
+    }
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         app: ConnApp,

@@ -14,14 +14,14 @@ use crate::queue::{
 };
 use crate::sim::{Conn, Series, Simulation};
 use crate::spec::{
-    Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod, HcfSpec, PriorityClass,
-    RtoDelay, Scenario, ScenarioError, SelectionName, TcpSettings, TopologySpec, WorkloadSpec,
-    TCP_IP_HEADER,
+    Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod, HcfSpec, PathsName,
+    PriorityClass, RtoDelay, Scenario, ScenarioError, SelectionName, TcpSettings, TopologySpec,
+    WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
 use crate::transport::{Arrivals, Endpoint, UdpFlow};
-use crate::units::{Bytes, Time};
+use crate::units::{BitsPerSec, Bytes, Time};
 use crate::workload::{Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -170,7 +170,13 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     // Each switch queue that draws random numbers (HCF's hash functions)
     // gets its own stream, numbered in the order the builder creates ports.
     let queue_no = std::cell::Cell::new(0u64);
-    let make_queue = |disc: Discipline, spec_limit: Buffer, ecn: Option<BufferLimit>| -> Queue {
+    // `rate`: the port's own link rate where RED needs one (a graph
+    // topology's; a star's or dumbbell's is `TopologySpec::red_rate`).
+    let make_queue = |disc: Discipline,
+                      spec_limit: Buffer,
+                      ecn: Option<BufferLimit>,
+                      rate: BitsPerSec|
+     -> Queue {
         let limit = buffer(spec_limit);
         let n = queue_no.get();
         queue_no.set(n + 1);
@@ -182,7 +188,6 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             }
             Discipline::Red => {
                 let r = &sc.queue.red;
-                let rate = t.red_rate();
                 Queue::Red(Box::new(Red::new(
                     RedConfig {
                         limit,
@@ -220,7 +225,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             }
         }
     };
-    let switch_q = || make_queue(sc.queue.discipline, sw_limit, sw_ecn);
+    let switch_q = || make_queue(sc.queue.discipline, sw_limit, sw_ecn, t.red_rate());
     // A host's NIC: one drop-tail queue, or a multi-queue NIC whose flow
     // hash salt comes from its own stream (NICs numbered in build order).
     let nic_no = std::cell::Cell::new(0u64);
@@ -257,6 +262,49 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             };
             topology::dumbbell(&left, &right, access, bottleneck, &switch_q, &host_q)
         }
+        _ => {
+            let g = t.graph().expect("validated");
+            let h = g.hosts.len() as NodeId;
+            let switches: Vec<(String, u8)> = g
+                .switches
+                .iter()
+                .cloned()
+                .zip(g.tiers.iter().copied())
+                .collect();
+            let links: Vec<(NodeId, NodeId, LinkSpec)> = g
+                .links
+                .iter()
+                .map(|l| {
+                    let spec = LinkSpec {
+                        rate: l.rate,
+                        delay: l.delay,
+                    };
+                    (l.a, l.b, spec)
+                })
+                .collect();
+            let mut queue = |i: usize, end_b: bool| {
+                let l = &g.links[i];
+                let (node, own) = if end_b {
+                    (l.b, l.buffer_b)
+                } else {
+                    (l.a, l.buffer_a)
+                };
+                if node < h {
+                    host_q()
+                } else {
+                    let limit = own.unwrap_or(sw_limit);
+                    make_queue(sc.queue.discipline, limit, sw_ecn, l.rate)
+                }
+            };
+            let equal = sc.routing.paths == PathsName::EqualLength;
+            let mut net = topology::graph(&g.hosts, &switches, &links, &mut queue, equal);
+            for (i, a) in g.addrs.iter().enumerate() {
+                if let Some(a) = a {
+                    net.set_addr(i as NodeId, *a);
+                }
+            }
+            net
+        }
     };
     // Node ids by name, once: a lookup per endpoint by scanning every node
     // is quadratic in a topology of many hosts.
@@ -268,6 +316,11 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         let h = node(name);
         net.set_addr(h, Addr::parse(text).expect("validated"));
     }
+    // One salt for every switch under "ecmp_unsalted" (a stream of its
+    // own, so the per-switch salts stay what they were).
+    let shared_salt = Salt::from_u64(Rng::stream(seed, &[RNG_ECMP, u64::MAX]).next_u64());
+    let graph = t.graph();
+    let hosts = graph.map_or(0, |g| g.hosts.len());
     for u in 0..net.nodes.len() as NodeId {
         if net.is_host(u) {
             continue;
@@ -276,8 +329,11 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             SelectionName::Ecmp => Selection::FlowHash(Salt::from_u64(
                 Rng::stream(seed, &[RNG_ECMP, u as u64]).next_u64(),
             )),
+            SelectionName::EcmpUnsalted => Selection::FlowHash(shared_salt),
             SelectionName::First => Selection::First,
-            SelectionName::AddressBits => Selection::DstAddr,
+            SelectionName::AddressBits => Selection::DstAddr {
+                offset: graph.map_or(0, |g| g.offsets[u as usize - hosts]),
+            },
             SelectionName::Spray => Selection::Spray,
         };
         net.set_selection(u, sel);
@@ -287,10 +343,25 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         let b = node(&p.peer);
         let port = net.port_toward(a, b).expect("validated");
         if p.limit.is_some() || p.ecn_threshold.is_some() || p.discipline.is_some() {
-            let limit = p.limit.unwrap_or(sw_limit);
+            // Without its own limit, the port keeps its link's buffer.
+            let link_buffer = graph.and_then(|g| {
+                let (x, y) = (*g.index.get(&p.node)?, *g.index.get(&p.peer)?);
+                let &(_, l) = g.adj[x as usize].iter().find(|e| e.0 == y)?;
+                let l = &g.links[l as usize];
+                if l.a == x {
+                    l.buffer_a
+                } else {
+                    l.buffer_b
+                }
+            });
+            let limit = p.limit.or(link_buffer).unwrap_or(sw_limit);
             let k = p.ecn_threshold.map(buffer).or(sw_ecn);
             let disc = p.discipline.unwrap_or(sc.queue.discipline);
-            net.ports[port as usize].queue = make_queue(disc, limit, k);
+            let rate = match t {
+                TopologySpec::Star(_) | TopologySpec::Dumbbell(_) => t.red_rate(),
+                _ => net.ports[port as usize].rate,
+            };
+            net.ports[port as usize].queue = make_queue(disc, limit, k, rate);
         }
     }
 

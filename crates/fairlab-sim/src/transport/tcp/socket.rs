@@ -284,6 +284,10 @@ impl TcpSocket {
     pub fn set_flow_hash(&mut self, hash: u32) {
         self.flow_hash = hash;
     }
+    /// The flow hash its packets carry.
+    pub fn flow_hash(&self) -> u32 {
+        self.flow_hash
+    }
 
     /// Turns on the state trace.
     pub fn enable_trace(&mut self) {
