@@ -29,7 +29,7 @@ def quick_reports(tmp_path_factory):
 
 
 def test_registry_has_both_studies_with_experiments():
-    assert {"hcf", "incast"} <= set(studies.names())
+    assert {"hcf", "incast", "outcast"} <= set(studies.names())
     for name in studies.names():
         st = studies.get(name)
         assert st.experiments and len(set(st.names)) == len(st.names)
@@ -182,3 +182,22 @@ def test_reproduce_keeps_every_run_in_its_store_and_a_rerun_reads_them(tmp_path,
     assert {k: (st.path(k) / "run.json").stat().st_mtime_ns for k in keys} == mtimes
     assert main([*args[:-2], "--no-store", "--out", str(tmp_path / "n")]) == 0
     assert not (tmp_path / "n" / "runs").exists()
+
+
+def test_outcast_two_switch_lone_flow_loses_at_100_mbps():
+    """The mechanism, not a number: at 100 Mb/s with 6 flows on port B the
+    lone flow on port A gets under half its fair share (three seeds, 20 s)."""
+    from fairlab.runner import Task, run_tasks
+    from fairlab.studies import outcast
+
+    tasks = [
+        Task(
+            outcast.two_switch_scenario(6, rate="100Mbps", duration_s=20.0, seed=s),
+            s,
+            {"rate": "100Mbps", "senders": 6, "seed": s},
+        )
+        for s in (1, 2, 3)
+    ]
+    t = outcast.summarize_two_switch(tasks, run_tasks(tasks, jobs=1)).table
+    assert int(t["below_half"].iloc[0]) == 3, t.to_string()
+    assert t["lone_mbps"].iloc[0] < t["others_mbps"].iloc[0]
