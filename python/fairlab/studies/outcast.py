@@ -589,8 +589,12 @@ EXPERIMENTS = [
         "flow 2.7-14 Mb/s against 60-80 for the others. A lead for the capture: it comes "
         "with BIC only. 1 vs 12 for 10 s on seeds 1-3: with CUBIC or NewReno the 12 flows "
         "share evenly (64-95 Mb/s each) and the lone flow gets 1.3-3.4 Mb/s on every seed; "
-        "with BIC one flow took 807 Mb/s on seed 1. fairlab's BIC (docs/tcp-family.md) is "
-        "the next thing to check against Linux's tcp_bic.c. The port blackout itself (runs "
+        "with BIC one flow took 807 Mb/s on seed 1. fairlab's BIC follows the paper, and "
+        "Linux's tcp_bic.c, which the study's hosts ran, differs where it matters here: it "
+        "forgets W_max on a timeout (bictcp_state resets on TCP_CA_Loss), grows 0.2 segment "
+        "per RTT within 4 segments above W_max (the paper's max probing: 1, 2, 4 ...), and "
+        "older kernels start with ssthresh 100. A Linux-faithful BIC is the next step. The "
+        "port blackout itself (runs "
         "of consecutive drops per input port) is measured once the drop-run tables land.",
     ),
     Experiment(
