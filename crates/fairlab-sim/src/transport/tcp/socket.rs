@@ -638,8 +638,8 @@ impl TcpSocket {
     /// max(previous departure time, now) + wire / rate. No spacing before
     /// an RTT sample (Linux's `sk_pacing_rate` is ~0, unlimited, until
     /// `tcp_update_pacing_rate` first runs with an SRTT) nor within the
-    /// connection's first `initial_burst` data segments (`data_segs_out
-    /// >= 10`). Linux's "OS jitter" credit (up to half a spacing taken off
+    /// connection's first `initial_burst` data segments
+    /// (`data_segs_out >= 10`). Linux's "OS jitter" credit (up to half a spacing taken off
     /// when the send came late) is left out: the simulator's timers are
     /// never late.
     #[cold]
