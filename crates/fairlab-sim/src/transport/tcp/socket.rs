@@ -126,6 +126,11 @@ struct Extras {
     /// ... and the pacing timer, armed when a segment waits for it
     /// (Linux's `pacing_timer`, an hrtimer: exact, not on the jiffy clock).
     pace_deadline: OptTime,
+    /// The SRTT the pacing rate divides by: exact samples smoothed with
+    /// alpha = 1/8 (Linux's `srtt_us`, microsecond samples since 3.15,
+    /// whatever the timer clock; the RTO estimator's SRTT here is on the
+    /// profile's clock, a whole 1 or 4 ms tick for a 100 us path).
+    pace_srtt: OptTime,
 }
 
 #[derive(Clone, Debug)]
@@ -632,7 +637,7 @@ impl TcpSocket {
     /// at `now` (Linux's `tcp_update_skb_after_send`, with the rate of
     /// `tcp_update_pacing_rate`):
     ///
-    /// rate = ratio% x max(cwnd, flight) / SRTT, the ratio
+    /// rate = ratio% x max(cwnd, flight) / SRTT (`Extras::pace_srtt`), the ratio
     /// `tcp_pacing_ss_ratio` while cwnd < ssthresh / 2, else
     /// `tcp_pacing_ca_ratio`; the next segment leaves no earlier than
     /// max(previous departure time, now) + wire / rate. No spacing before
@@ -645,7 +650,7 @@ impl TcpSocket {
     #[cold]
     fn pace_after_send(&mut self, now: Time, wire: u64) {
         let pacing = self.cfg.pacing;
-        let Some(srtt) = self.rto.srtt() else {
+        let Some(srtt) = self.extras.as_deref().and_then(|x| x.pace_srtt.get()) else {
             return;
         };
         if self.stats.data_segments_sent < pacing.initial_burst as u64 {
@@ -663,6 +668,18 @@ impl TcpSocket {
         let gap = Time(gap.min(u64::MAX as u128) as u64);
         if let Some(x) = self.extras.as_deref_mut() {
             x.pace_next = x.pace_next.max(now).saturating_add(gap);
+        }
+    }
+
+    /// An exact RTT sample for the pacing rate's SRTT: RFC 6298 (2.2) for
+    /// the first, then (2.3)'s alpha = 1/8 (Linux's `tcp_rtt_estimator`).
+    #[cold]
+    fn pace_rtt_sample(&mut self, r: Time) {
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.pace_srtt = OptTime::some(match x.pace_srtt.get() {
+                None => r,
+                Some(s) => Time((7 * s.0 + r.0) / 8),
+            });
         }
     }
 
@@ -817,6 +834,9 @@ impl TcpSocket {
             let r = self.cfg.clock.measure(sent, now);
             self.rto.sample(r, &self.cfg);
             self.min_rtt = OptTime::some(now - sent);
+            if self.cfg.pacing.enabled {
+                self.pace_rtt_sample(now - sent);
+            }
         }
         self.rto_deadline = OptTime::NONE;
         self.consecutive_timeouts = 0;
@@ -958,6 +978,9 @@ impl TcpSocket {
         let rtt = (seg.ts_echo != NO_TS && seg.ts_echo <= now).then(|| now - seg.ts_echo);
         if let Some(r) = rtt {
             self.min_rtt = self.min_rtt.min(OptTime::some(r));
+            if self.cfg.pacing.enabled {
+                self.pace_rtt_sample(r);
+            }
         }
         self.snd_una = ack;
         self.consecutive_timeouts = 0;

@@ -876,3 +876,24 @@ fn pacing_holds_ack_clocked_segments_to_the_pacing_clock() {
     s.on_timer(d, &mut out);
     assert_eq!(data_seqs(&out), vec![seg(11)]);
 }
+
+#[test]
+fn pacing_divides_by_the_exact_rtt_even_on_a_jiffy_clock() {
+    // HZ = 250: the RTO estimator reads the 100 us handshake as one 4 ms
+    // tick, but the pacing rate, as Linux's microsecond srtt_us, uses the
+    // 100 us: the same 5,136,986 ps gap as on a microsecond clock.
+    let mut out = Vec::new();
+    let c = TcpConfig {
+        clock: TimerClock::jiffies(250),
+        granularity: Time::from_ms(4),
+        ..paced(0)
+    };
+    let mut s = established(c, 20, &mut out);
+    assert_eq!(s.srtt(), Some(Time::from_ms(4)));
+    assert_eq!(data_seqs(&out), vec![seg(0)]);
+    out.clear();
+    let d = Time::from_us(100) + Time(5_136_986);
+    assert_eq!(s.next_deadline(), Some(d));
+    s.on_timer(d, &mut out);
+    assert_eq!(data_seqs(&out), vec![seg(1)]);
+}
