@@ -637,16 +637,16 @@ impl TcpSocket {
     /// at `now` (Linux's `tcp_update_skb_after_send`, with the rate of
     /// `tcp_update_pacing_rate`):
     ///
-    /// rate = ratio% x max(cwnd, flight) / SRTT (`Extras::pace_srtt`), the ratio
-    /// `tcp_pacing_ss_ratio` while cwnd < ssthresh / 2, else
+    /// rate = ratio% x max(cwnd, flight) / SRTT (`Extras::pace_srtt`),
+    /// the ratio `tcp_pacing_ss_ratio` while cwnd < ssthresh / 2, else
     /// `tcp_pacing_ca_ratio`; the next segment leaves no earlier than
     /// max(previous departure time, now) + wire / rate. No spacing before
     /// an RTT sample (Linux's `sk_pacing_rate` is ~0, unlimited, until
     /// `tcp_update_pacing_rate` first runs with an SRTT) nor within the
     /// connection's first `initial_burst` data segments
-    /// (`data_segs_out >= 10`). Linux's "OS jitter" credit (up to half a spacing taken off
-    /// when the send came late) is left out: the simulator's timers are
-    /// never late.
+    /// (`data_segs_out >= 10`). Linux's "OS jitter" credit (up to half a
+    /// gap taken off when the send came late) is left out: the
+    /// simulator's timers are never late.
     #[cold]
     fn pace_after_send(&mut self, now: Time, wire: u64) {
         let pacing = self.cfg.pacing;
@@ -662,8 +662,8 @@ impl TcpSocket {
             pacing.ca_ratio
         };
         let w = self.cwnd.max(self.snd_max - self.snd_una).max(1);
-        // wire / (ratio/100 x w / srtt), in picoseconds (u128: 64 KB x 60 s x 100
-        // exceeds u64).
+        // wire / (ratio/100 x w / srtt), in picoseconds (u128: 64 KB x
+        // 60 s x 100 exceeds u64).
         let gap = wire as u128 * srtt.0 as u128 * 100 / (ratio as u128 * w as u128);
         let gap = Time(gap.min(u64::MAX as u128) as u64);
         if let Some(x) = self.extras.as_deref_mut() {
