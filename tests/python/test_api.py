@@ -348,3 +348,57 @@ def test_summary_names_every_congestion_control_and_a_sack_mix():
     assert res.summary["tcp"] == "cubic,vegas" and res.summary["sack"] == "mixed"
     assert list(res.flows["mss_bytes"]) == [1000, 1460] and list(res.flows["sack"]) == [0, 1]
     assert res.tcp_text() == "TCP cubic,vegas, SACK mixed, MSS 1000/1460 B"
+
+
+PACED_INCAST = """
+[topology]
+kind = "star"
+hosts = 11
+rate = "1Gbps"
+delay = "25us"
+[queue]
+limit = "16pkt"
+[tcp]
+profile = "datacenter"
+{tcp}
+[[workload]]
+kind = "incast"
+client = "h0"
+servers = "all"
+sru = "64KiB"
+rounds = 20
+{workload_tcp}
+"""
+
+
+def _paced(tcp="", workload_tcp=""):
+    return PACED_INCAST.format(tcp=tcp, workload_tcp=workload_tcp)
+
+
+def test_pacing_round_trips_through_the_scenario_and_cuts_drops(tmp_path):
+    off = fairlab.simulate(_paced())
+    # Off by default: saying so changes nothing, bit for bit.
+    assert fairlab.simulate(_paced("pacing = false")).digest == off.digest
+    text = _paced("pacing = true\npacing_ss_ratio = 200\npacing_ca_ratio = 120")
+    v = fairlab.validate(text)
+    assert v["tcp"]["pacing"] is True and v["tcp"]["pacing_ca_ratio"] == 120
+    on = fairlab.simulate(text)
+    assert fairlab.simulate(v).digest == on.digest != off.digest
+    # The same switch per workload.
+    per_workload = fairlab.simulate(_paced(workload_tcp="[workload.tcp]\npacing = true"))
+    assert per_workload.digest == on.digest
+    # Fewer drops at the switch and fewer timeouts, in the tables as written out.
+    for res, name in ((off, "off"), (on, "on")):
+        res.ports.to_csv(tmp_path / f"ports-{name}.csv", index=False)
+        res.flows.to_csv(tmp_path / f"flows-{name}.csv", index=False)
+    drops = {n: pd.read_csv(tmp_path / f"ports-{n}.csv")["drop_pkts"].sum() for n in ("off", "on")}
+    touts = {n: pd.read_csv(tmp_path / f"flows-{n}.csv")["timeouts"].sum() for n in ("off", "on")}
+    assert drops["on"] < 0.8 * drops["off"], drops
+    assert touts["on"] < 0.75 * touts["off"], touts
+
+
+def test_pacing_ratio_out_of_range_is_a_one_line_error_naming_the_field():
+    with pytest.raises(fairlab.ScenarioError, match=r"^workload\[0\]\.tcp\.pacing_ss_ratio: 0 is"):
+        fairlab.simulate(_paced(workload_tcp="[workload.tcp]\npacing_ss_ratio = 0"))
+    with pytest.raises(fairlab.ScenarioError, match=r"^tcp\.pacing_ca_ratio: 1001 is .*1 to 1000"):
+        fairlab.validate(_paced("pacing_ca_ratio = 1001"))

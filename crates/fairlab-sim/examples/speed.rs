@@ -5,6 +5,8 @@
 //!
 //! cargo run --release --example speed -- incast [rounds] [repeats]
 //!     32 servers, 1 MiB blocks, min RTO 1 ms on a 1 µs clock (default 4000 rounds)
+//! cargo run --release --example speed -- incast-paced [rounds] [repeats]
+//!     the same with TCP pacing on (`[tcp] pacing = true`)
 //! cargo run --release --example speed -- flows <flows> [repeats] [warmup] [measure]
 //!     <flows> long-lived flows on a 16-pair dumbbell; reports the cost of an
 //!     event over [warmup, warmup + measure] of simulated time (defaults 0.2 s, 0.2 s)
@@ -38,6 +40,11 @@ fn median(mut v: Vec<f64>) -> f64 {
 
 /// The incast of the speed issue: 32 servers, 1 MiB blocks, 1 ms min RTO, µs timers.
 pub fn incast(rounds: u32) -> Scenario {
+    incast_with(rounds, "")
+}
+
+/// [`incast`] with more `[tcp]` lines.
+pub fn incast_with(rounds: u32, tcp: &str) -> Scenario {
     let n = 32;
     let mut hosts = vec!["\"client\"".to_string()];
     hosts.extend((1..=n).map(|i| format!("\"s{i}\"")));
@@ -53,6 +60,7 @@ limit = "64KiB"
 [tcp]
 min_rto = "1ms"
 resolution = "1us"
+{tcp}
 [[workload]]
 kind = "incast"
 client = "client"
@@ -99,10 +107,11 @@ fn main() {
     let what = args.get(1).map(String::as_str).unwrap_or("incast");
     let arg = |i: usize, d: f64| -> f64 { args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d) };
     match what {
-        "incast" => {
+        "incast" | "incast-paced" => {
             let rounds = arg(2, 4000.0) as u32;
             let reps = arg(3, 1.0) as usize;
-            let sc = incast(rounds);
+            let paced = what == "incast-paced";
+            let sc = incast_with(rounds, if paced { "pacing = true" } else { "" });
             let (mut secs, mut walls) = (Vec::new(), Vec::new());
             let mut last = None;
             for _ in 0..reps {
@@ -118,7 +127,7 @@ fn main() {
             let s = median(secs.clone());
             let w = median(walls.clone());
             println!(
-                "incast 32 servers, {rounds} rounds: {hops} packet-hops, {events} events ({:.3} per hop); \
+                "{what} 32 servers, {rounds} rounds: {hops} packet-hops, {events} events ({:.3} per hop); \
                  CPU s median {s:.3} of {secs:.3?}; {:.2} M packet-hops/CPU-s; {:.1} ns/event; \
                  wall s median {w:.3} of {walls:.3?}, {:.2} M packet-hops/s; digest {}",
                 events / hops,

@@ -737,6 +737,10 @@ fn tcp_table(g: &mut G) -> Table {
     t.insert("rtt_timestamps".into(), g.boolean());
     t.insert("max_retransmits".into(), g.count(&[3, 15, 100]));
     t.insert("handshake".into(), g.boolean());
+    t.insert("pacing".into(), g.boolean());
+    t.insert("pacing_ss_ratio".into(), g.int(&[1, 200, 1000]));
+    t.insert("pacing_ca_ratio".into(), g.int(&[1, 120, 1000]));
+    t.insert("pacing_initial_burst".into(), g.int(&[0, 10, 1000]));
     // Mostly a few overrides, as people write them.
     let keys: Vec<String> = t.keys().cloned().collect();
     for k in keys {

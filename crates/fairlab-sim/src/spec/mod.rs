@@ -102,7 +102,7 @@ pub struct Resolved {
     /// `[workload.tcp]` over them (consecutive equal ones once).
     tcp_settings: Vec<TcpSettings>,
     /// Per workload, its settings' place in `tcp_settings` (`NO_TCP`: UDP):
-    /// 4 bytes per workload where a copy of the settings takes 96.
+    /// 4 bytes per workload where a copy of the settings takes 136.
     workload_tcp: Vec<u32>,
     pub estimate: Estimate,
 }

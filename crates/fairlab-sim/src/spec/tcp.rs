@@ -133,7 +133,41 @@ pub struct TcpSettings {
     pub handshake: bool,
     pub backoff_restarts_srtt: bool,
     pub max_backoff: u32,
+    pub pacing: Pacing,
 }
+
+/// TCP pacing (docs/tcp-family.md, "Pacing"): the `pacing*` fields.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pacing {
+    pub enabled: bool,
+    /// Percent of cwnd / SRTT while cwnd < ssthresh / 2.
+    pub ss_ratio: u32,
+    /// Percent of cwnd / SRTT otherwise.
+    pub ca_ratio: u32,
+    /// Data segments a connection sends before pacing starts.
+    pub initial_burst: u32,
+}
+
+impl Pacing {
+    /// Linux's defaults, off: `net.ipv4.tcp_pacing_ss_ratio` 200,
+    /// `tcp_pacing_ca_ratio` 120, the first 10 segments unpaced
+    /// (`tcp_update_skb_after_send`); no profile of the studied era paced.
+    pub const OFF: Pacing = Pacing {
+        enabled: false,
+        ss_ratio: 200,
+        ca_ratio: 120,
+        initial_burst: 10,
+    };
+}
+
+/// The largest pacing ratio, percent: Linux's bound on both sysctls
+/// (sysctl_net_ipv4.c: `proc_dointvec_minmax` with `extra2` one thousand),
+/// so every value maps to a host. Linux's lower bound is 0; here it is 1,
+/// since a rate of 0 would never send.
+pub const MAX_PACING_RATIO: u32 = 1000;
+
+/// The largest unpaced initial burst, segments (as MAX_INITIAL_WINDOW).
+pub const MAX_PACING_INITIAL_BURST: u32 = 1000;
 
 /// `rto_random_delay` as written: "off", "adaptive", or a bound such as
 /// "5us" (a delay U(0, bound) added to each timeout).
@@ -227,6 +261,9 @@ impl ProfileName {
                 backoff_restarts_srtt: false,
                 // RFC 6298 (5.5): double up to max_rto.
                 max_backoff: 0,
+                // No host of the incast era paced (fq and TCP pacing came
+                // with Linux 3.12, 2013).
+                pacing: Pacing::OFF,
             },
             ProfileName::Linux => TcpSettings {
                 initial_window: 10,
@@ -381,6 +418,18 @@ pub struct TcpSpec {
     /// The largest factor timeouts multiply the RTO by (0: up to max_rto).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_backoff: Option<u32>,
+    /// Linux's TCP pacing (fq-style spacing at a ratio of cwnd / SRTT).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing: Option<bool>,
+    /// Pacing rate in slow start, percent of cwnd / SRTT (Linux: 200).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_ss_ratio: Option<u32>,
+    /// Pacing rate in congestion avoidance, percent of cwnd / SRTT (120).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_ca_ratio: Option<u32>,
+    /// Data segments sent unpaced at a connection's start (Linux: 10).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pacing_initial_burst: Option<u32>,
 }
 
 macro_rules! overlay {
@@ -422,7 +471,11 @@ impl TcpSpec {
             max_retransmits,
             handshake,
             backoff_restarts_srtt,
-            max_backoff
+            max_backoff,
+            pacing,
+            pacing_ss_ratio,
+            pacing_ca_ratio,
+            pacing_initial_burst
         )
     }
 
@@ -629,6 +682,40 @@ impl TcpSpec {
         }
         if let Some(b) = self.handshake {
             c.handshake = b;
+        }
+        if let Some(b) = self.pacing {
+            c.pacing.enabled = b;
+        }
+        for (f, v, slot) in [
+            (
+                "pacing_ss_ratio",
+                self.pacing_ss_ratio,
+                &mut c.pacing.ss_ratio,
+            ),
+            (
+                "pacing_ca_ratio",
+                self.pacing_ca_ratio,
+                &mut c.pacing.ca_ratio,
+            ),
+        ] {
+            if let Some(r) = v {
+                if !(1..=MAX_PACING_RATIO).contains(&r) {
+                    return Err(ScenarioError::new(
+                        at(f),
+                        format!("{r} is out of range; expected 1 to {MAX_PACING_RATIO} percent of cwnd / SRTT (Linux uses 200 in slow start, 120 after)"),
+                    ));
+                }
+                *slot = r;
+            }
+        }
+        if let Some(n) = self.pacing_initial_burst {
+            if n > MAX_PACING_INITIAL_BURST {
+                return Err(ScenarioError::new(
+                    at("pacing_initial_burst"),
+                    format!("{n} is out of range; expected 0 to {MAX_PACING_INITIAL_BURST} segments (Linux leaves 10 unpaced)"),
+                ));
+            }
+            c.pacing.initial_burst = n;
         }
         Ok(c)
     }

@@ -710,3 +710,50 @@ fn an_incasts_response_jitter_lengthens_the_run_the_series_are_sized_for() {
         + "[metrics]\nqueue_sample = \"50us\"\n";
     rejected_at(&text, "metrics.queue_sample");
 }
+
+#[test]
+fn pacing_is_off_by_default_and_overridable_per_workload() {
+    let sc = Scenario::from_toml_str(&bulk_with(
+        "[tcp]\npacing_ss_ratio = 300\n[workload.tcp]\npacing = true\npacing_ca_ratio = 150\npacing_initial_burst = 0",
+    ))
+    .unwrap();
+    let r = sc.resolve().unwrap();
+    assert_eq!(
+        r.tcp.pacing,
+        tcp::Pacing {
+            ss_ratio: 300,
+            ..tcp::Pacing::OFF
+        }
+    );
+    assert_eq!(
+        r.workload_tcp(0).unwrap().pacing,
+        tcp::Pacing {
+            enabled: true,
+            ss_ratio: 300,
+            ca_ratio: 150,
+            initial_burst: 0,
+        }
+    );
+    for p in tcp::ProfileName::ALL {
+        assert!(!p.settings().pacing.enabled, "{p:?}");
+    }
+}
+
+#[test]
+fn pacing_ratios_and_burst_out_of_range_are_rejected_with_their_path() {
+    for (extra, path) in [
+        ("[tcp]\npacing_ss_ratio = 0", "tcp.pacing_ss_ratio"),
+        ("[tcp]\npacing_ca_ratio = 1001", "tcp.pacing_ca_ratio"),
+        (
+            "[tcp]\npacing_initial_burst = 1001",
+            "tcp.pacing_initial_burst",
+        ),
+        (
+            "[workload.tcp]\npacing_ca_ratio = 0",
+            "workload[0].tcp.pacing_ca_ratio",
+        ),
+    ] {
+        let e = rejected_at(&bulk_with(extra), path);
+        assert!(e.message.contains("out of range"), "{e}");
+    }
+}

@@ -19,7 +19,7 @@ use crate::spec::{
     WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
-use crate::transport::tcp::{RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
+use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
 use crate::transport::{Arrivals, Endpoint, UdpFlow};
 use crate::units::{BitsPerSec, Bytes, Time};
 use crate::workload::{Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
@@ -83,6 +83,12 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         max_retransmits: s.max_retransmits,
         backoff_restarts_srtt: s.backoff_restarts_srtt,
         max_backoff: s.max_backoff,
+        pacing: Pacing {
+            enabled: s.pacing.enabled,
+            ss_ratio: s.pacing.ss_ratio,
+            ca_ratio: s.pacing.ca_ratio,
+            initial_burst: s.pacing.initial_burst,
+        },
     }
 }
 

@@ -148,6 +148,9 @@ pub struct TcpConfig {
     /// whose rtt_backoff() doubles while `t_backoff_ < 64 || rfc2988_`).
     /// ns-2.30's rtt_backoff() stops at 64 (`if (t_backoff_ < 64)`).
     pub max_backoff: u32,
+    /// Linux's TCP pacing (docs/tcp-family.md, "Pacing"); off in every
+    /// profile.
+    pub pacing: Pacing,
 }
 
 impl TcpConfig {
@@ -156,6 +159,43 @@ impl TcpConfig {
     pub fn uses_rng(&self) -> bool {
         self.randomize_rto || self.rto_delay != RtoDelay::Off
     }
+
+    /// Whether an endpoint keeps state out of line (its random stream, its
+    /// pacing clock) from the start.
+    pub fn uses_extras(&self) -> bool {
+        self.uses_rng() || self.pacing.enabled
+    }
+}
+
+/// TCP pacing as Linux does it (docs/tcp-family.md, "Pacing"): each data
+/// segment leaves no earlier than the previous one's departure plus its
+/// size over the pacing rate, `ratio` percent of max(cwnd, flight) / SRTT
+/// (`tcp_update_pacing_rate`, net/ipv4/tcp_input.c).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Pacing {
+    pub enabled: bool,
+    /// Percent of cwnd / SRTT while cwnd < ssthresh / 2 (slow start far
+    /// from its end): `net.ipv4.tcp_pacing_ss_ratio`, 200.
+    pub ss_ratio: u32,
+    /// Percent of cwnd / SRTT otherwise: `net.ipv4.tcp_pacing_ca_ratio`, 120.
+    pub ca_ratio: u32,
+    /// Data segments a connection sends before the first spacing:
+    /// `tcp_update_skb_after_send` paces only once `data_segs_out >= 10`
+    /// ("Original sch_fq does not pace first 10 MSS", sch_fq's
+    /// `initial_quantum` of 10 MTU).
+    pub initial_burst: u32,
+}
+
+impl Pacing {
+    /// Linux's defaults, off (no kernel of the studied era paced: fq and
+    /// TCP pacing came with Linux 3.12 in 2013, and fq was not the default
+    /// qdisc).
+    pub const OFF: Pacing = Pacing {
+        enabled: false,
+        ss_ratio: 200,
+        ca_ratio: 120,
+        initial_burst: 10,
+    };
 }
 
 /// A random delay added to each retransmission timeout.
@@ -248,6 +288,7 @@ impl Profile {
                 max_retransmits: 15,
                 backoff_restarts_srtt: false,
                 max_backoff: 0,
+                pacing: Pacing::OFF,
             },
             Profile::Linux => TcpConfig {
                 initial_window: 10,

@@ -120,6 +120,17 @@ struct Extras {
     rng: Option<Rng>,
     /// State changes, recorded only when tracing is on.
     trace: Option<Vec<TraceRow>>,
+    /// With pacing on (`TcpConfig::pacing`): the earliest departure of the
+    /// next data segment (Linux's `tcp_wstamp_ns`) ...
+    pace_next: Time,
+    /// ... and the pacing timer, armed when a segment waits for it
+    /// (Linux's `pacing_timer`, an hrtimer: exact, not on the jiffy clock).
+    pace_deadline: OptTime,
+    /// The SRTT the pacing rate divides by: exact samples smoothed with
+    /// alpha = 1/8 (Linux's `srtt_us`, microsecond samples since 3.15,
+    /// whatever the timer clock; the RTO estimator's SRTT here is on the
+    /// profile's clock, a whole 1 or 4 ms tick for a 100 us path).
+    pace_srtt: OptTime,
 }
 
 #[derive(Clone, Debug)]
@@ -260,10 +271,12 @@ impl TcpSocket {
             ece_latched: false,
             ce_state: false,
             stats: TcpStats::default(),
-            extras: cfg.uses_rng().then(|| {
+            extras: cfg.uses_extras().then(|| {
                 Box::new(Extras {
-                    rng: Some(Rng::new(conn as u64 * 2 + passive as u64)),
-                    trace: None,
+                    rng: cfg
+                        .uses_rng()
+                        .then(|| Rng::new(conn as u64 * 2 + passive as u64)),
+                    ..Extras::default()
                 })
             }),
             // Last: the fields above read it.
@@ -380,7 +393,12 @@ impl TcpSocket {
     /// The earliest instant this socket needs a wake-up.
     #[inline]
     pub fn next_deadline(&self) -> Option<Time> {
-        self.rto_deadline.min(self.delack_deadline).get()
+        let d = self.rto_deadline.min(self.delack_deadline);
+        // (Inline: without the extras box, as almost always, one test.)
+        match self.extras.as_deref() {
+            None => d.get(),
+            Some(x) => d.min(x.pace_deadline).get(),
+        }
     }
 
     /// Active open: send a SYN.
@@ -609,7 +627,77 @@ impl TcpSocket {
         }
         let mut p = self.packet(seq, len as u32, fl);
         p.ts = now;
+        if self.cfg.pacing.enabled {
+            self.pace_after_send(now, p.size().get());
+        }
         self.emit(p, out);
+    }
+
+    /// The pacing rate's spacing after a data segment of `wire` bytes left
+    /// at `now` (Linux's `tcp_update_skb_after_send`, with the rate of
+    /// `tcp_update_pacing_rate`):
+    ///
+    /// rate = ratio% x max(cwnd, flight) / SRTT (`Extras::pace_srtt`),
+    /// the ratio `tcp_pacing_ss_ratio` while cwnd < ssthresh / 2, else
+    /// `tcp_pacing_ca_ratio`; the next segment leaves no earlier than
+    /// max(previous departure time, now) + wire / rate. No spacing before
+    /// an RTT sample (Linux's `sk_pacing_rate` is ~0, unlimited, until
+    /// `tcp_update_pacing_rate` first runs with an SRTT) nor within the
+    /// connection's first `initial_burst` data segments
+    /// (`data_segs_out >= 10`). Linux's "OS jitter" credit (up to half a
+    /// gap taken off when the send came late) is left out: the
+    /// simulator's timers are never late.
+    #[cold]
+    fn pace_after_send(&mut self, now: Time, wire: u64) {
+        let pacing = self.cfg.pacing;
+        let Some(srtt) = self.extras.as_deref().and_then(|x| x.pace_srtt.get()) else {
+            return;
+        };
+        if self.stats.data_segments_sent < pacing.initial_burst as u64 {
+            return;
+        }
+        let ratio = if self.cwnd < self.ssthresh / 2 {
+            pacing.ss_ratio
+        } else {
+            pacing.ca_ratio
+        };
+        let w = self.cwnd.max(self.snd_max - self.snd_una).max(1);
+        // wire / (ratio/100 x w / srtt), in picoseconds (u128: 64 KB x
+        // 60 s x 100 exceeds u64).
+        let gap = wire as u128 * srtt.0 as u128 * 100 / (ratio as u128 * w as u128);
+        let gap = Time(gap.min(u64::MAX as u128) as u64);
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.pace_next = x.pace_next.max(now).saturating_add(gap);
+        }
+    }
+
+    /// An exact RTT sample for the pacing rate's SRTT: RFC 6298 (2.2) for
+    /// the first, then (2.3)'s alpha = 1/8 (Linux's `tcp_rtt_estimator`).
+    #[cold]
+    fn pace_rtt_sample(&mut self, r: Time) {
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.pace_srtt = OptTime::some(match x.pace_srtt.get() {
+                None => r,
+                Some(s) => Time((7 * s.0 + r.0) / 8),
+            });
+        }
+    }
+
+    /// Whether pacing holds the next data segment back at `now`; if so the
+    /// pacing timer is armed for its departure (Linux's `tcp_pacing_check`
+    /// in `tcp_write_xmit` and `tcp_xmit_retransmit_queue`).
+    #[inline]
+    fn paced(&mut self, now: Time) -> bool {
+        if !self.cfg.pacing.enabled {
+            return false;
+        }
+        match self.extras.as_deref_mut() {
+            Some(x) if x.pace_next > now => {
+                x.pace_deadline = OptTime::some(x.pace_next);
+                true
+            }
+            _ => false,
+        }
     }
 
     /// Sends new data as the windows allow (outside SACK recovery).
@@ -639,7 +727,7 @@ impl TcpSocket {
             }
             let len = remaining.min(mss);
             let wnd = self.cwnd.min(self.peer_wnd as u64);
-            if self.snd_nxt + len > self.snd_una + wnd {
+            if self.snd_nxt + len > self.snd_una + wnd || self.paced(now) {
                 break;
             }
             // After a timeout, skip what the receiver has SACKed (RFC 6675
@@ -746,6 +834,9 @@ impl TcpSocket {
             let r = self.cfg.clock.measure(sent, now);
             self.rto.sample(r, &self.cfg);
             self.min_rtt = OptTime::some(now - sent);
+            if self.cfg.pacing.enabled {
+                self.pace_rtt_sample(now - sent);
+            }
         }
         self.rto_deadline = OptTime::NONE;
         self.consecutive_timeouts = 0;
@@ -887,6 +978,9 @@ impl TcpSocket {
         let rtt = (seg.ts_echo != NO_TS && seg.ts_echo <= now).then(|| now - seg.ts_echo);
         if let Some(r) = rtt {
             self.min_rtt = self.min_rtt.min(OptTime::some(r));
+            if self.cfg.pacing.enabled {
+                self.pace_rtt_sample(r);
+            }
         }
         self.snd_una = ack;
         self.consecutive_timeouts = 0;
@@ -1083,7 +1177,7 @@ impl TcpSocket {
         let mss = self.mss();
         let thresh = self.cfg.dupack_threshold;
         loop {
-            if self.cwnd < self.pipe() + mss {
+            if self.cwnd < self.pipe() + mss || self.paced(now) {
                 break;
             }
             let from = self.high_rxt.max(self.snd_una);
@@ -1205,7 +1299,28 @@ impl TcpSocket {
             self.rto_deadline = OptTime::NONE;
             self.on_rto(now, out);
         }
+        if self.extras.is_some() {
+            self.on_pacing_timer(now, out);
+        }
         self.trace_point(now);
+    }
+
+    /// The pacing timer: send what it held back (Linux's `tcp_pace_kick`,
+    /// then `tcp_tsq_handler`: the retransmit queue, then new data).
+    #[cold]
+    fn on_pacing_timer(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let Some(x) = self.extras.as_deref_mut() else {
+            return;
+        };
+        if !x.pace_deadline.reached(now) {
+            return;
+        }
+        x.pace_deadline = OptTime::NONE;
+        if self.in_recovery && self.recovery_kind == Recovery::Sack {
+            self.sack_transmit(now, out);
+        } else {
+            self.try_send(now, out);
+        }
     }
 
     /// Gives up: the connection is dead (counted as aborted by the simulator).
@@ -1214,6 +1329,9 @@ impl TcpSocket {
         self.rto_deadline = OptTime::NONE;
         self.delack_deadline = OptTime::NONE;
         self.silence_since = OptTime::NONE;
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.pace_deadline = OptTime::NONE;
+        }
     }
 
     /// RFC 6298 (5.4)-(5.6) and RFC 5681 (3.1) on a retransmission timeout.
@@ -1268,7 +1386,16 @@ impl TcpSocket {
         self.rto.back_off(&self.cfg);
         self.rtt_timing = RttTiming::NONE;
         // Go back: resend from the first unacknowledged byte as cwnd allows.
+        // The timeout's retransmission is not paced: Linux's
+        // `tcp_retransmit_timer` calls `tcp_retransmit_skb` without
+        // `tcp_pacing_check`.
         self.snd_nxt = self.snd_una;
+        if self.cfg.pacing.enabled {
+            if let Some(x) = self.extras.as_deref_mut() {
+                x.pace_next = x.pace_next.min(now);
+                x.pace_deadline = OptTime::NONE;
+            }
+        }
         let first = out.len();
         self.try_send(now, out);
         for p in &mut out[first..] {

@@ -728,3 +728,172 @@ fn an_idle_sender_restarts_from_the_initial_window_unless_told_otherwise() {
         }
     }
 }
+
+/// `cfg()` with Linux's pacing on: 200 % in slow start, 120 % after,
+/// `initial_burst` segments unpaced.
+fn paced(initial_burst: u32) -> TcpConfig {
+    TcpConfig {
+        pacing: crate::transport::tcp::Pacing {
+            enabled: true,
+            initial_burst,
+            ..crate::transport::tcp::Pacing::OFF
+        },
+        ..cfg()
+    }
+}
+
+/// Drives the pacing timer: fires the socket at each deadline up to `until`
+/// (the RTO's lies far beyond), returning (departure, seq) of each data
+/// segment, the ones already in `out` first at `t0`.
+fn paced_departures(s: &mut TcpSocket, t0: Time, out: &mut Vec<Packet>) -> Vec<(Time, u64)> {
+    let mut sent: Vec<(Time, u64)> = data_seqs(out).into_iter().map(|q| (t0, q)).collect();
+    out.clear();
+    while let Some(d) = s.next_deadline() {
+        if d >= Time::from_ms(100) {
+            break;
+        }
+        // One picosecond early, the timer holds the segment back.
+        s.on_timer(d - Time(1), out);
+        assert!(out.is_empty(), "sent before its departure time");
+        s.on_timer(d, out);
+        sent.extend(data_seqs(out).into_iter().map(|q| (d, q)));
+        out.clear();
+    }
+    sent
+}
+
+#[test]
+fn pacing_spaces_segments_at_twice_cwnd_over_srtt_in_slow_start() {
+    // Linux's tcp_update_pacing_rate: cwnd 10 x 1460 B = 14,600 B < ssthresh/2
+    // (ssthresh arbitrarily high), so rate = 200 % x 14,600 B / SRTT 100 us
+    // = 292 B/us; each 1500-byte packet (1460 + 40) is followed by
+    // 1500 / 292 us = 5.136986... us = 5,136,986 ps (floored).
+    let mut out = Vec::new();
+    let mut s = established(paced(0), 20, &mut out);
+    let t0 = Time::from_us(100);
+    let gap = Time(5_136_986);
+    let sent = paced_departures(&mut s, t0, &mut out);
+    assert_eq!(
+        sent,
+        (0..10)
+            .map(|i| (t0 + gap.times(i), seg(i)))
+            .collect::<Vec<_>>()
+    );
+    // The window of 10 spreads over 9 gaps: 46.2 us, about 1/2 of the SRTT
+    // (x 1500/1460 for the headers).
+    assert_eq!(sent[9].0 - sent[0].0, Time(46_232_874));
+}
+
+#[test]
+fn pacing_spaces_segments_at_1_2_cwnd_over_srtt_in_congestion_avoidance() {
+    // Without slow start ssthresh is one segment, so cwnd (14,600 B) >=
+    // ssthresh/2: rate = 120 % x 14,600 B / 100 us = 175.2 B/us; a
+    // 1500-byte packet takes 1500 / 175.2 us = 8.561643... us.
+    let mut out = Vec::new();
+    let c = TcpConfig {
+        slow_start: false,
+        ..paced(0)
+    };
+    let mut s = established(c, 20, &mut out);
+    let t0 = Time::from_us(100);
+    let gap = Time(8_561_643);
+    let sent = paced_departures(&mut s, t0, &mut out);
+    assert_eq!(
+        sent,
+        (0..10)
+            .map(|i| (t0 + gap.times(i), seg(i)))
+            .collect::<Vec<_>>()
+    );
+    // A window takes 9 gaps of 1/12 of an SRTT (x 1500/1460).
+    assert_eq!(sent[9].0 - sent[0].0, Time(77_054_787));
+}
+
+#[test]
+fn pacing_leaves_the_first_ten_segments_unpaced_then_spaces_the_rest() {
+    // Linux's tcp_update_skb_after_send paces once data_segs_out >= 10: the
+    // 10th segment is the first followed by a gap. Initial window 20:
+    // rate = 200 % x 29,200 B / 100 us, gap 1500 / 584 us = 2,568,493 ps.
+    let mut out = Vec::new();
+    let c = TcpConfig {
+        initial_window: 20,
+        ..paced(10)
+    };
+    let mut s = established(c, 40, &mut out);
+    let t0 = Time::from_us(100);
+    let gap = Time(2_568_493);
+    let sent = paced_departures(&mut s, t0, &mut out);
+    let mut want: Vec<_> = (0..10).map(|i| (t0, seg(i))).collect();
+    want.extend((10..20).map(|i| (t0 + gap.times(i - 9), seg(i))));
+    assert_eq!(sent, want);
+}
+
+#[test]
+fn pacing_waits_for_the_first_rtt_sample() {
+    // Linux's sk_pacing_rate is unlimited (~0UL) until tcp_update_pacing_rate
+    // runs with an SRTT: without a handshake the initial window goes out
+    // at once, even with no unpaced burst allowed.
+    let mut out = Vec::new();
+    let mut s = TcpSocket::new(paced(0), 0, 0, 1, false);
+    s.open_established(Time::ZERO);
+    s.write(Time::ZERO, 20 * MSS, &mut out);
+    assert_eq!(data_seqs(&out), (0..10).map(seg).collect::<Vec<_>>());
+    assert_eq!(s.next_deadline(), Some(Time::from_ms(1000)));
+}
+
+#[test]
+fn without_pacing_the_window_leaves_at_once_and_only_the_rto_is_armed() {
+    let mut out = Vec::new();
+    let s = established(cfg(), 20, &mut out);
+    assert_eq!(data_seqs(&out), (0..10).map(seg).collect::<Vec<_>>());
+    // RFC 6298 (2.2): RTO = 100 us + 4 x 50 us, clamped to min_rto 200 ms.
+    assert_eq!(
+        s.next_deadline(),
+        Some(Time::from_us(100) + Time::from_ms(200))
+    );
+}
+
+#[test]
+fn pacing_holds_ack_clocked_segments_to_the_pacing_clock() {
+    // Every segment goes through the gate, the ACK-clocked ones too: the
+    // first ACK (at 200 us, one segment acked) opens cwnd to 11 segments,
+    // but the next segment still waits for the pacing timer.
+    let mut out = Vec::new();
+    let mut s = established(paced(0), 30, &mut out);
+    let t0 = Time::from_us(100);
+    let sent = paced_departures(&mut s, t0, &mut out);
+    assert_eq!(sent.len(), 10);
+    let last = sent[9].0;
+    s.on_segment(Time::from_us(200), &ack(seg(1)), &mut out);
+    // The pacing clock (last departure + gap, 151.4 us) is in the past: one
+    // segment at once; the next (cwnd 11 allows two) waits for the gap at
+    // the new rate, 200 % x 16,060 B / SRTT 100 us = 321.2 B/us: 1500 /
+    // 321.2 us = 4,669,987 ps.
+    assert!(last + Time(5_136_986) < Time::from_us(200));
+    assert_eq!(data_seqs(&out), vec![seg(10)]);
+    out.clear();
+    let d = Time::from_us(200) + Time(4_669_987);
+    assert_eq!(s.next_deadline(), Some(d));
+    s.on_timer(d, &mut out);
+    assert_eq!(data_seqs(&out), vec![seg(11)]);
+}
+
+#[test]
+fn pacing_divides_by_the_exact_rtt_even_on_a_jiffy_clock() {
+    // HZ = 250: the RTO estimator reads the 100 us handshake as one 4 ms
+    // tick, but the pacing rate, as Linux's microsecond srtt_us, uses the
+    // 100 us: the same 5,136,986 ps gap as on a microsecond clock.
+    let mut out = Vec::new();
+    let c = TcpConfig {
+        clock: TimerClock::jiffies(250),
+        granularity: Time::from_ms(4),
+        ..paced(0)
+    };
+    let mut s = established(c, 20, &mut out);
+    assert_eq!(s.srtt(), Some(Time::from_ms(4)));
+    assert_eq!(data_seqs(&out), vec![seg(0)]);
+    out.clear();
+    let d = Time::from_us(100) + Time(5_136_986);
+    assert_eq!(s.next_deadline(), Some(d));
+    s.on_timer(d, &mut out);
+    assert_eq!(data_seqs(&out), vec![seg(1)]);
+}
