@@ -37,14 +37,14 @@ const SMALL: usize = 4;
 /// arrival count at the port, so that stamps still order arrivals).
 pub const INPUT_BITS: u32 = 24;
 pub const INPUT_MASK: u64 = (1 << INPUT_BITS) - 1;
+/// The input of a host's own packets (its NIC's queue is not counted).
+pub const HOST_INPUT: u32 = INPUT_MASK as u32;
 
 /// One input port of one output port.
 #[derive(Clone, Debug, Default)]
 pub struct InputStats {
     /// The input's index among the ports entering the switch.
     index: u32,
-    /// The port packets came in on (the neighbour's output port).
-    pub input: PortId,
     pub arrival_pkts: u64,
     pub arrival_bytes: u64,
     pub drop_pkts: u64,
@@ -85,7 +85,8 @@ struct FlowRun {
 #[derive(Clone, Copy, Debug)]
 pub struct TraceRow {
     pub t: Time,
-    pub input: PortId,
+    /// The input index (see [`DropTally::in_index`]).
+    pub input: u32,
     pub flow: u32,
     pub dst: u32,
     pub seq: u64,
@@ -110,6 +111,8 @@ pub struct DropTally {
     /// Per port, as an output (switch ports only see arrivals).
     pub ports: Vec<PortTally>,
     flows: Vec<FlowRun>,
+    /// Flow directions with an open own run.
+    open_flows: usize,
     /// (flow direction, port, length) -> own runs.
     pub flow_runs: BTreeMap<(u32, PortId, u32), u64>,
     /// The traced port (`PortId::MAX`: none), its rows and cap.
@@ -138,7 +141,7 @@ impl InputStats {
 impl PortTally {
     /// The slot of input `index` (`from` names it, for a new slot).
     #[inline]
-    fn slot(&mut self, index: u32, from: PortId) -> usize {
+    fn slot(&mut self, index: u32) -> usize {
         if self.slot_of.is_empty() {
             if let Some(i) = self.inputs.iter().position(|s| s.index == index) {
                 return i;
@@ -148,15 +151,14 @@ impl PortTally {
                 return s as usize - 1;
             }
         }
-        self.add(index, from)
+        self.add(index)
     }
 
     #[inline(never)]
-    fn add(&mut self, index: u32, from: PortId) -> usize {
+    fn add(&mut self, index: u32) -> usize {
         let slot = self.inputs.len();
         self.inputs.push(InputStats {
             index,
-            input: from,
             ..InputStats::default()
         });
         if self.inputs.len() > SMALL {
@@ -172,6 +174,8 @@ impl PortTally {
     }
 
     /// Ends the open run, if any.
+    #[cold]
+    #[inline(never)]
     fn close(&mut self) {
         let len = self.run;
         if len == 0 {
@@ -212,6 +216,7 @@ impl DropTally {
             in_index,
             ports: vec![PortTally::default(); ports.len()],
             flows: vec![FlowRun::default(); flow_keys],
+            open_flows: 0,
             flow_runs: BTreeMap::new(),
             trace_port: PortId::MAX,
             trace: Vec::new(),
@@ -221,50 +226,72 @@ impl DropTally {
     }
 
     /// An arrival at switch port `out` from input `index` (port `from`),
-    /// of `bytes` of flow direction `flow`, admitted (`dropped` None) or
-    /// ending in the drop `dropped`.
-    #[inline]
+    /// of `bytes` of flow direction `flow`, that the port admitted.
+    #[inline(always)]
+    pub fn admitted(&mut self, out: PortId, index: u32, flow: u32, bytes: u64) {
+        let t = &mut self.ports[out as usize];
+        let s = t.slot(index);
+        let inp = &mut t.inputs[s];
+        inp.arrival_pkts += 1;
+        inp.arrival_bytes += bytes;
+        if t.run != 0 {
+            t.close();
+        }
+        if self.open_flows != 0 {
+            if let Some(f) = self.flows.get(flow as usize) {
+                if f.len != 0 && f.port == out {
+                    self.admit_flow(out, flow);
+                }
+            }
+        }
+    }
+
+    /// As [`DropTally::admitted`], for an arrival that ended in the drop `d`
+    /// (of the arriving packet, or of one pushed out).
+    #[inline(never)]
+    pub fn dropped(&mut self, out: PortId, index: u32, flow: u32, bytes: u64, d: Dropped) {
+        let t = &mut self.ports[out as usize];
+        let s = t.slot(index);
+        let inp = &mut t.inputs[s];
+        inp.arrival_pkts += 1;
+        inp.arrival_bytes += bytes;
+        self.drop(out, index, flow, d);
+    }
+
+    /// The same, `dropped` None for an admission (tests).
+    #[cfg(test)]
     pub fn arrival(
         &mut self,
         out: PortId,
         index: u32,
-        from: PortId,
         flow: u32,
         bytes: u64,
         dropped: Option<Dropped>,
     ) {
-        let t = &mut self.ports[out as usize];
-        let s = t.slot(index, from);
-        let inp = &mut t.inputs[s];
-        inp.arrival_pkts += 1;
-        inp.arrival_bytes += bytes;
         match dropped {
-            None => {
-                if t.run != 0 {
-                    t.close();
-                }
-                self.admit_flow(out, flow);
-            }
-            Some(d) => self.drop(out, index, from, flow, d),
+            None => self.admitted(out, index, flow, bytes),
+            Some(d) => self.dropped(out, index, flow, bytes, d),
         }
     }
 
-    #[inline]
+    #[cold]
+    #[inline(never)]
     fn admit_flow(&mut self, out: PortId, flow: u32) {
         if let Some(f) = self.flows.get_mut(flow as usize) {
             if f.len != 0 && f.port == out {
                 let len = std::mem::take(&mut f.len);
+                self.open_flows -= 1;
                 *self.flow_runs.entry((flow, out, len)).or_insert(0) += 1;
             }
         }
     }
 
     #[inline(never)]
-    fn drop(&mut self, out: PortId, index: u32, from: PortId, flow: u32, d: Dropped) {
+    fn drop(&mut self, out: PortId, index: u32, flow: u32, d: Dropped) {
         let pushed_out = d.input != index || d.flow != flow;
         let t = &mut self.ports[out as usize];
         // A pushed-out packet arrived earlier: its slot exists.
-        let s = t.slot(d.input, from);
+        let s = t.slot(d.input);
         let inp = &mut t.inputs[s];
         inp.drop_pkts += 1;
         inp.drop_bytes += d.bytes;
@@ -273,7 +300,7 @@ impl DropTally {
         }
         inp.in_run += 1;
         t.run += 1;
-        if pushed_out {
+        if pushed_out && self.open_flows != 0 {
             // The arriving packet got in.
             self.admit_flow(out, flow);
         }
@@ -281,6 +308,9 @@ impl DropTally {
             if f.len != 0 && f.port != out {
                 let len = std::mem::take(&mut f.len);
                 *self.flow_runs.entry((d.flow, f.port, len)).or_insert(0) += 1;
+            }
+            if f.len == 0 {
+                self.open_flows += 1;
             }
             f.port = out;
             f.len += 1;
@@ -292,6 +322,7 @@ impl DropTally {
         for t in &mut self.ports {
             t.close();
         }
+        self.open_flows = 0;
         for (k, f) in self.flows.iter_mut().enumerate() {
             if f.len != 0 {
                 let len = std::mem::take(&mut f.len);
@@ -328,6 +359,7 @@ mod tests {
             in_index: vec![],
             ports: vec![PortTally::default()],
             flows: vec![FlowRun::default(); 4],
+            open_flows: 0,
             flow_runs: BTreeMap::new(),
             trace_port: PortId::MAX,
             trace: vec![],
@@ -344,7 +376,7 @@ mod tests {
                 flow: i,
                 bytes: 1500,
             });
-            t.arrival(0, i, 10 + i, i, 1500, d);
+            t.arrival(0, i, i, 1500, d);
         }
         t.close_all();
     }
@@ -436,7 +468,6 @@ mod tests {
         t.arrival(
             0,
             1,
-            11,
             1,
             1500,
             Some(Dropped {
@@ -462,7 +493,6 @@ mod tests {
         let arr: u64 = t.ports[0].inputs.iter().map(|s| s.arrival_pkts).sum();
         assert_eq!(arr, 40);
         for s in &t.ports[0].inputs {
-            assert_eq!(s.input, 10 + s.index);
             assert_eq!(s.arrival_pkts, 2);
         }
     }

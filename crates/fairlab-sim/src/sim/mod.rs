@@ -325,7 +325,7 @@ impl Simulation {
             Event::Sample => self.sample_queues(),
             Event::HostTx { host, pkt } => {
                 let out = self.net.route(host, self.packets.get(pkt));
-                if let Err(pkt) = self.enqueue(out, pkt, 0) {
+                if let Err(pkt) = self.enqueue(out, pkt, drops::HOST_INPUT) {
                     self.refused_by_nic(&pkt);
                 }
             }

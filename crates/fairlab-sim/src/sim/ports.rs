@@ -4,7 +4,7 @@
 //! serialization plus one propagation delay later; a switch forwards it by
 //! its routes. Also the queue-occupancy samples.
 
-use super::drops::{Dropped, TraceRow, INPUT_BITS, INPUT_MASK};
+use super::drops::{Dropped, TraceRow, HOST_INPUT, INPUT_BITS, INPUT_MASK};
 use super::{Event, Simulation};
 use crate::net::{NodeId, NodeKind, PortId};
 use crate::packet::Packet;
@@ -122,7 +122,8 @@ impl Simulation {
     }
 
     /// Puts packet `id`, come in on input `input` (its index among the
-    /// ports entering the node; 0 for a host's own packets) into an output
+    /// ports entering the node; [`HOST_INPUT`] for a host's own packets,
+    /// which are not counted by input) into an output
     /// queue, counting it or its drop; gives the dropped packet back (out of
     /// the store), which may be one the queue held before.
     #[inline]
@@ -138,6 +139,7 @@ impl Simulation {
         pkt.stamp = (port.arrivals << INPUT_BITS) | u64::from(input);
         let size = pkt.size().get();
         let data = pkt.is_data();
+        let flow = pkt.flow;
         let timeout_rtx = pkt.timeout_rtx;
         port.stats.timeout_rtx_pkts += timeout_rtx as u64;
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
@@ -154,6 +156,9 @@ impl Simulation {
                 if n > port.stats.max_pkts {
                     port.stats.max_pkts = n;
                 }
+                if input != HOST_INPUT {
+                    self.drops.admitted(p, input, flow, size);
+                }
                 self.start_tx(p);
                 Ok(())
             }
@@ -169,7 +174,16 @@ impl Simulation {
                         self.counters.data_drops += 1;
                     }
                 }
-                Err(self.packets.take(dropped))
+                let dropped = self.packets.take(dropped);
+                if input != HOST_INPUT {
+                    let d = Dropped {
+                        input: (dropped.stamp & INPUT_MASK) as u32,
+                        flow: dropped.flow,
+                        bytes: dropped.size().get(),
+                    };
+                    self.drops.dropped(p, input, flow, size, d);
+                }
+                Err(dropped)
             }
         }
     }
@@ -182,34 +196,26 @@ impl Simulation {
         let pkt = self.packets.get(id);
         let out = self.net.route_in(node, pkt, from);
         debug_assert_ne!(out, crate::net::NO_ROUTE);
-        let (flow, bytes) = (pkt.flow, pkt.size().get());
         let input = self.drops.in_index[from as usize];
         if out == self.drops.trace_port {
-            return self.forward_traced(out, id, input, from);
+            return self.forward_traced(out, id, input);
         }
-        let r = self.enqueue(out, id, input);
-        let dropped = r.err().map(|d| Dropped {
-            input: (d.stamp & INPUT_MASK) as u32,
-            flow: d.flow,
-            bytes: d.size().get(),
-        });
-        self.drops
-            .arrival(out, input, from, flow, bytes, dropped);
+        let _ = self.enqueue(out, id, input);
     }
 
     /// `forward` into the traced port: also a row per arrival, and one per
     /// packet it pushes out.
     #[inline(never)]
-    fn forward_traced(&mut self, out: PortId, id: u32, input: u32, from: PortId) {
+    fn forward_traced(&mut self, out: PortId, id: u32, input: u32) {
         let now = self.events.now();
         let q = &self.net.ports[out as usize].queue;
         let (queue_pkts, queue_bytes) = (q.packets() as u32, q.bytes());
         let pkt = *self.packets.get(id);
         let r = self.enqueue(out, id, input);
         let stamp = self.net.ports[out as usize].arrivals << INPUT_BITS | u64::from(input);
-        let row = |p: &Packet, input: PortId, admitted: bool| TraceRow {
+        let row = |p: &Packet, admitted: bool| TraceRow {
             t: now,
-            input,
+            input: (p.stamp & INPUT_MASK) as u32,
             flow: p.flow,
             dst: p.dst,
             seq: p.seq,
@@ -219,29 +225,15 @@ impl Simulation {
             queue_bytes,
         };
         let own_drop = matches!(&r, Err(d) if d.stamp == stamp);
-        self.drops.record(row(&pkt, from, !own_drop));
-        let dropped = match r {
-            Ok(()) => None,
-            Err(d) => {
-                let index = (d.stamp & INPUT_MASK) as u32;
-                if !own_drop {
-                    // Pushed out: the port it came in on, from its slot.
-                    let src = self.drops.ports[out as usize]
-                        .inputs
-                        .iter()
-                        .find(|s| s.index() == index)
-                        .map_or(PortId::MAX, |s| s.input);
-                    self.drops.record(row(&d, src, false));
-                }
-                Some(Dropped {
-                    input: index,
-                    flow: d.flow,
-                    bytes: d.size().get(),
-                })
+        let mut arriving = pkt;
+        arriving.stamp = stamp;
+        self.drops.record(row(&arriving, !own_drop));
+        if let Err(d) = r {
+            if !own_drop {
+                // Pushed out: a row of its own.
+                self.drops.record(row(&d, false));
             }
-        };
-        self.drops
-            .arrival(out, input, from, pkt.flow, pkt.size().get(), dropped);
+        }
     }
 
     /// An endpoint on host `host` emits a packet; gives it back if the host's
@@ -264,7 +256,7 @@ impl Simulation {
         }
         let out = self.net.route(host, &pkt);
         let id = self.packets.put(pkt);
-        self.enqueue(out, id, 0)
+        self.enqueue(out, id, HOST_INPUT)
     }
 
     pub(super) fn sample_queues(&mut self) {
