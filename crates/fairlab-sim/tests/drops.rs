@@ -209,8 +209,8 @@ fn the_drop_tables_agree_with_the_ports_table_and_each_other() {
             .or_insert(0) += fr.i64s("run_length")[i] * fr.i64s("runs")[i];
     }
     let mut traced: BTreeMap<(i64, i64), i64> = BTreeMap::new();
-    for i in 0..tr.rows() {
-        if adm[i] == 0 {
+    for (i, &a) in adm.iter().enumerate() {
+        if a == 0 {
             *traced
                 .entry((tr.i64s("flow_id")[i], tr.i64s("data")[i]))
                 .or_insert(0) += 1;
