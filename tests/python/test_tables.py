@@ -46,8 +46,14 @@ def unicode_incast() -> dict:
     sc = scenarios.incast(2, rounds=2, sru="16KiB")
     sc["topology"]["hosts"] = ["clïent", "sérveur-1", "服务器-2"]
     sc["workload"][0]["client"] = "clïent"
-    sc["metrics"] = {"throughput_bin": "1ms", "queue_sample": "50us", "trace": True}
+    sc["metrics"] = {
+        "throughput_bin": "1ms",
+        "queue_sample": "50us",
+        "trace": True,
+        "drop_trace": "sw:clïent",
+    }
     sc["host"] = {"nic_queues": 2}  # rows in the NIC transmit-queue table
+    sc["queue"] = {"limit": "6pkt"}  # drops: rows in the drop tables
     return sc
 
 
