@@ -167,7 +167,11 @@ fn the_drop_tables_agree_with_the_ports_table_and_each_other() {
     }
     let mut want = BTreeMap::new();
     for i in 0..runs.rows() {
-        if input[i] == "*" && runs.strs("node")[i] == "s0" && runs.strs("peer")[i] == "recv" {
+        if input[i] == "*"
+            && runs.strs("node")[i] == "s0"
+            && runs.strs("peer")[i] == "recv"
+            && n[i] > 0
+        {
             want.insert(len[i], n[i]);
         }
     }
@@ -187,6 +191,48 @@ fn the_drop_tables_agree_with_the_ports_table_and_each_other() {
             .unwrap();
         assert_eq!(drops, inputs.i64s("drop_pkts")[k], "{who}");
     }
+    // Each input's own runs, from the trace (its consecutive drops with
+    // none of its packets admitted between), are the table's; over its
+    // rows, length x input_runs sums to its drops.
+    let own_runs = runs.i64s("input_runs");
+    for who in ["a0", "s1"] {
+        let mut hist: BTreeMap<i64, i64> = BTreeMap::new();
+        let mut open = 0;
+        for i in (0..tr.rows()).filter(|&i| tin[i] == who) {
+            if adm[i] == 0 {
+                open += 1;
+            } else if open > 0 {
+                *hist.entry(open).or_insert(0) += 1;
+                open = 0;
+            }
+        }
+        if open > 0 {
+            *hist.entry(open).or_insert(0) += 1;
+        }
+        let mut want = BTreeMap::new();
+        for i in 0..runs.rows() {
+            if input[i] == who && runs.strs("node")[i] == "s0" && own_runs[i] > 0 {
+                want.insert(len[i], own_runs[i]);
+            }
+        }
+        assert_eq!(hist, want, "{who}");
+    }
+    let mut own_total: BTreeMap<(String, String, String), i64> = BTreeMap::new();
+    for i in 0..runs.rows() {
+        if input[i] != "*" {
+            *own_total
+                .entry((
+                    runs.strs("node")[i].clone(),
+                    runs.strs("peer")[i].clone(),
+                    input[i].clone(),
+                ))
+                .or_insert(0) += len[i] * own_runs[i];
+        }
+    }
+    assert_eq!(
+        own_total,
+        per_input.into_iter().filter(|x| x.1 > 0).collect()
+    );
     // The trace is in time order; queue at arrival within the buffer.
     let t = tr.f64s("t_s");
     assert!(t.windows(2).all(|w| w[0] <= w[1]));

@@ -57,7 +57,7 @@ impl Collector for PortInputs {
     fn table(&self, sim: &Simulation) -> Table {
         let input_name = input_names(sim);
         let (mut node, mut peer, mut input) = (vec![], vec![], vec![]);
-        let mut ints: [Vec<i64>; 7] = Default::default();
+        let mut ints: [Vec<i64>; 9] = Default::default();
         for (i, p) in switch_ports(sim) {
             let mut inputs: Vec<_> = sim.drops.ports[i].inputs.iter().collect();
             inputs.sort_by_key(|s| s.index());
@@ -66,6 +66,7 @@ impl Collector for PortInputs {
                 peer.push(name(sim, p.peer));
                 input.push(input_name(p.node, s.index()));
                 let longest = s.hit.iter().rposition(|&n| n > 0).unwrap_or(0);
+                let longest_own = s.own.iter().rposition(|&n| n > 0).unwrap_or(0);
                 let values = [
                     s.arrival_pkts,
                     s.arrival_bytes,
@@ -74,6 +75,8 @@ impl Collector for PortInputs {
                     s.hit.iter().sum(),
                     s.alone.iter().sum(),
                     longest as u64,
+                    s.own.iter().sum(),
+                    longest_own as u64,
                 ];
                 for (c, v) in ints.iter_mut().zip(values) {
                     c.push(v as i64);
@@ -92,6 +95,8 @@ impl Collector for PortInputs {
             "runs",
             "runs_alone",
             "longest_run",
+            "input_runs",
+            "longest_input_run",
         ];
         for (n, c) in names.iter().zip(ints) {
             t.push(n, Column::I64(c));
@@ -111,37 +116,49 @@ impl Collector for DropRuns {
         let input_name = input_names(sim);
         let (mut node, mut peer, mut input) = (vec![], vec![], vec![]);
         let (mut len, mut runs, mut alone, mut drops) = (vec![], vec![], vec![], vec![]);
+        let mut own_runs = vec![];
+        let at = |h: &[u64], l: usize| h.get(l).copied().unwrap_or(0) as i64;
         for (i, p) in switch_ports(sim) {
             let t = &sim.drops.ports[i];
-            let mut rows = |who: String, hit: &[u64], only: &[u64], d: &[u64]| {
-                for (l, &n) in hit.iter().enumerate() {
-                    if n == 0 {
-                        continue;
-                    }
-                    node.push(name(sim, p.node));
-                    peer.push(name(sim, p.peer));
-                    input.push(who.clone());
-                    len.push(l as i64);
-                    runs.push(n as i64);
-                    alone.push(only.get(l).copied().unwrap_or(0) as i64);
-                    drops.push(d.get(l).copied().unwrap_or(0) as i64);
-                }
-            };
+            let mut inputs: Vec<_> = t.inputs.iter().collect();
+            inputs.sort_by_key(|s| s.index());
+            // The whole port: its runs; and every input's own runs.
             let whole: Vec<u64> = t
                 .runs
                 .iter()
                 .enumerate()
                 .map(|(l, n)| l as u64 * n)
                 .collect();
-            rows("*".to_string(), &t.runs, &t.runs_alone, &whole);
-            let mut inputs: Vec<_> = t.inputs.iter().collect();
-            inputs.sort_by_key(|s| s.index());
+            let longest_own = inputs.iter().map(|s| s.own.len()).max().unwrap_or(0);
+            let mut all_own = vec![0u64; longest_own];
+            for s in &inputs {
+                for (l, n) in s.own.iter().enumerate() {
+                    all_own[l] += n;
+                }
+            }
+            let mut rows = |who: String, hit: &[u64], only: &[u64], d: &[u64], own: &[u64]| {
+                for l in 1..hit.len().max(own.len()) {
+                    if at(hit, l) == 0 && at(own, l) == 0 {
+                        continue;
+                    }
+                    node.push(name(sim, p.node));
+                    peer.push(name(sim, p.peer));
+                    input.push(who.clone());
+                    len.push(l as i64);
+                    runs.push(at(hit, l));
+                    alone.push(at(only, l));
+                    drops.push(at(d, l));
+                    own_runs.push(at(own, l));
+                }
+            };
+            rows("*".to_string(), &t.runs, &t.runs_alone, &whole, &all_own);
             for s in inputs {
                 rows(
                     input_name(p.node, s.index()),
                     &s.hit,
                     &s.alone,
                     &s.hit_drops,
+                    &s.own,
                 );
             }
         }
@@ -152,7 +169,8 @@ impl Collector for DropRuns {
             .push("run_length", Column::I64(len))
             .push("runs", Column::I64(runs))
             .push("runs_alone", Column::I64(alone))
-            .push("drops", Column::I64(drops));
+            .push("drops", Column::I64(drops))
+            .push("input_runs", Column::I64(own_runs));
         t
     }
 }

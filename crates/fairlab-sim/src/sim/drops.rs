@@ -15,6 +15,10 @@
 //! * A *port run* is a maximal sequence of drops at one output port with no
 //!   admission at that port in between; its length is its drops. It *hits*
 //!   every input port (and flow) one of its drops belonged to.
+//! * An input port's *own run* at an output port is a maximal sequence of
+//!   drops of that input's packets there with no admission of that input's
+//!   packets in between (other inputs' admissions do not end it): the
+//!   blackout of one input while another's packets get in.
 //! * A flow's *own run* at a port is a maximal sequence of drops of that
 //!   flow's packets at that port with no admission of that flow's packets at
 //!   that port in between (other flows' admissions do not end it). A drop of
@@ -51,6 +55,11 @@ pub struct InputStats {
     pub drop_bytes: u64,
     /// Drops of this input's packets in the port's open run.
     in_run: u32,
+    /// This input's own open run: its drops since its last admission.
+    own_run: u32,
+    /// By length: this input's own runs (drops of its packets at the port
+    /// with no admission of its packets in between).
+    pub own: Vec<u64>,
     /// By run length: port runs that hit this input; those that hit only
     /// this input; this input's drops in them.
     pub hit: Vec<u64>,
@@ -135,6 +144,14 @@ impl InputStats {
     /// The input's index among the ports entering the switch.
     pub fn index(&self) -> u32 {
         self.index
+    }
+
+    /// Ends the input's own open run.
+    #[cold]
+    #[inline(never)]
+    fn close_own(&mut self) {
+        let len = std::mem::take(&mut self.own_run);
+        bump(&mut self.own, len, 1);
     }
 }
 
@@ -234,6 +251,9 @@ impl DropTally {
         let inp = &mut t.inputs[s];
         inp.arrival_pkts += 1;
         inp.arrival_bytes += bytes;
+        if inp.own_run != 0 {
+            inp.close_own();
+        }
         if t.run != 0 {
             t.close();
         }
@@ -255,6 +275,10 @@ impl DropTally {
         let inp = &mut t.inputs[s];
         inp.arrival_pkts += 1;
         inp.arrival_bytes += bytes;
+        if d.input != index && inp.own_run != 0 {
+            // Another input's packet was pushed out: this one got in.
+            inp.close_own();
+        }
         self.drop(out, index, flow, d);
     }
 
@@ -299,6 +323,7 @@ impl DropTally {
             t.run_inputs.push(s as u32);
         }
         inp.in_run += 1;
+        inp.own_run += 1;
         t.run += 1;
         if pushed_out && self.open_flows != 0 {
             // The arriving packet got in.
@@ -321,6 +346,11 @@ impl DropTally {
     pub fn close_all(&mut self) {
         for t in &mut self.ports {
             t.close();
+            for inp in &mut t.inputs {
+                if inp.own_run != 0 {
+                    inp.close_own();
+                }
+            }
         }
         self.open_flows = 0;
         for (k, f) in self.flows.iter_mut().enumerate() {
@@ -413,6 +443,7 @@ mod tests {
         assert_eq!((s.arrival_pkts, s.drop_pkts, s.drop_bytes), (9, 6, 9000));
         assert_eq!(s.hit, vec![0, 1, 1, 1]);
         assert_eq!(s.hit_drops, vec![0, 1, 2, 3]);
+        assert_eq!(s.own, vec![0, 1, 1, 1]);
         // The flow's own runs are the same: it is alone.
         let own: Vec<_> = t.flow_runs.iter().map(|(k, v)| (k.2, *v)).collect();
         assert_eq!(own, vec![(1, 1), (2, 1), (3, 1)]);
@@ -431,6 +462,9 @@ mod tests {
         assert_eq!(input(&t, 1).arrival_pkts, 1);
         assert_eq!(t.flow_runs.get(&(0, 0, 3)), Some(&1));
         assert_eq!(t.flow_runs.len(), 1);
+        // Input 0's own run is 3 long too: input 1's admission does not end it.
+        assert_eq!(input(&t, 0).own, vec![0, 0, 0, 1]);
+        assert!(input(&t, 1).own.is_empty());
     }
 
     #[test]
@@ -450,6 +484,10 @@ mod tests {
         assert_eq!(s1.hit, vec![0, 1, 0, 1]);
         assert_eq!(s1.hit_drops, vec![0, 1, 0, 1]);
         assert_eq!(s1.alone, vec![0, 1]);
+        // Own runs: input 0's two drops (input 2's admission between does
+        // not end it), input 1's two.
+        assert_eq!(s0.own, vec![0, 0, 1]);
+        assert_eq!(s1.own, vec![0, 0, 1]);
         // Drops over inputs = port drops; length x runs = drops.
         let drops: u64 = t.ports[0].inputs.iter().map(|s| s.drop_pkts).sum();
         let by_len: u64 = runs(&t).iter().enumerate().map(|(l, n)| l as u64 * n).sum();
