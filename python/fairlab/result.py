@@ -26,7 +26,15 @@ TABLES = (
     "trace",
     "nic_queues",
     "paths",
+    "port_inputs",
+    "drop_runs",
+    "flow_drop_runs",
+    "drop_trace",
 )
+
+# Tables the summary's digest leaves out (metrics::NOT_DIGESTED): added after
+# digests were first recorded, so that every run's digest stayed the same.
+NOT_DIGESTED = ("paths", "port_inputs", "drop_runs", "flow_drop_runs", "drop_trace")
 
 
 class Tables(Mapping[str, "pd.DataFrame"]):
@@ -160,6 +168,31 @@ class Result:
         """One row per flow: its hops (``a0>s0>recv``), way back and round
         trip without queueing (docs/scenario.md, "The paths table")."""
         return self.tables["paths"]
+
+    @property
+    def port_inputs(self) -> pd.DataFrame:
+        """One row per switch output port and input port that reached it:
+        arrivals, drops and the runs of consecutive drops that hit it
+        (docs/binding.md)."""
+        return self.tables["port_inputs"]
+
+    @property
+    def drop_runs(self) -> pd.DataFrame:
+        """Per switch output port, the histogram of runs of consecutive drops:
+        whole port (``input == "*"``) and per input port hit."""
+        return self.tables["drop_runs"]
+
+    @property
+    def flow_drop_runs(self) -> pd.DataFrame:
+        """Per flow direction and port, the histogram of the flow's own runs
+        of consecutive drops."""
+        return self.tables["flow_drop_runs"]
+
+    @property
+    def drop_trace(self) -> pd.DataFrame:
+        """Every arrival at the port ``[metrics] drop_trace`` names, admitted
+        or dropped (no rows unless asked)."""
+        return self.tables["drop_trace"]
 
     @property
     def digest(self) -> str:

@@ -18,6 +18,7 @@ import fairlab.cli
 import pandas as pd
 import pytest
 from fairlab import runner, scenarios
+from fairlab.result import TABLES
 from fairlab.runner import Task, TasksFailed, run_tasks
 from fairlab.store import MANIFEST, Store, check_run
 
@@ -269,7 +270,7 @@ def test_dask_local_cluster_stores_what_the_pool_stores(tmp_path):
         addr = cluster.scheduler_address
         assert fairlab.cli.main([*args, "--cluster", addr, "--store", str(tmp_path / "dask")]) == 0
         pool = store_files(tmp_path / "pool")
-        assert len(pool) == 2 * 2 * 3 * 11  # files per run: 8 tables and 3 others
+        assert len(pool) == 2 * 2 * 3 * (len(TABLES) + 3)  # files per run: the tables and 3 others
         assert store_files(tmp_path / "dask") == pool
 
         # A run that raises on a worker is reported on its own; the others are stored.

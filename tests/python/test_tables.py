@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 from fairlab import _core, scenarios
-from fairlab.result import Result
+from fairlab.result import NOT_DIGESTED, Result
 
 
 def fnv1a(h: int, data: bytes) -> int:
@@ -22,10 +22,10 @@ def fnv1a(h: int, data: bytes) -> int:
 def python_digest(tables: dict[str, pd.DataFrame]) -> str:
     """The simulator's digest (metrics::Table::hash_into), recomputed from the
     DataFrames: it matches only if every value arrived bit for bit, with its type.
-    The paths table is not in the digest (it describes the routes, not the run)."""
+    The paths and drop tables are not in the digest (NOT_DIGESTED)."""
     h = 0xCBF29CE484222325
     for name, df in tables.items():
-        if name == "paths":
+        if name in NOT_DIGESTED:
             continue
         h = fnv1a(h, name.encode())
         for col in df.columns:
@@ -46,8 +46,14 @@ def unicode_incast() -> dict:
     sc = scenarios.incast(2, rounds=2, sru="16KiB")
     sc["topology"]["hosts"] = ["clïent", "sérveur-1", "服务器-2"]
     sc["workload"][0]["client"] = "clïent"
-    sc["metrics"] = {"throughput_bin": "1ms", "queue_sample": "50us", "trace": True}
+    sc["metrics"] = {
+        "throughput_bin": "1ms",
+        "queue_sample": "50us",
+        "trace": True,
+        "drop_trace": "sw:clïent",
+    }
     sc["host"] = {"nic_queues": 2}  # rows in the NIC transmit-queue table
+    sc["queue"] = {"limit": "6pkt"}  # drops: rows in the drop tables
     return sc
 
 

@@ -7,6 +7,7 @@
 //! a discipline's) is adding a collector to [`COLLECTORS`], not editing a
 //! function that knows every workload and discipline.
 
+mod drops;
 mod flows;
 mod nic;
 mod paths;
@@ -87,15 +88,27 @@ pub const COLLECTORS: &[&dyn Collector] = &[
     &trace::Trace,
     &nic::NicQueues,
     &paths::Paths,
+    &drops::PortInputs,
+    &drops::DropRuns,
+    &drops::FlowDropRuns,
+    &drops::DropTrace,
 ];
 
 pub(crate) fn secs(t: Time) -> f64 {
     t.as_secs_f64()
 }
 
-/// Tables the digest leaves out: they describe the network as routed, not
-/// what the run did, and were added after digests were first recorded.
-pub const NOT_DIGESTED: &[&str] = &["paths"];
+/// Tables the digest leaves out, all added after digests were first
+/// recorded, so that every run's digest stays what it was: `paths`
+/// describes the network as routed, not what the run did; the drop tables
+/// break down by input port the drops the (digested) ports table counts.
+pub const NOT_DIGESTED: &[&str] = &[
+    "paths",
+    "port_inputs",
+    "drop_runs",
+    "flow_drop_runs",
+    "drop_trace",
+];
 
 /// Gathers the tables and summary of a finished simulation.
 pub fn collect(sim: &Simulation) -> RunResult {

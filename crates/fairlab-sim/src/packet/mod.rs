@@ -86,7 +86,10 @@ pub struct Packet {
     pub sack_len: u8,
     /// SACK blocks as (start - ack, end - ack).
     pub sack: [(u32, u32); MAX_SACK_BLOCKS],
-    /// Arrival order at the switch port it waits in (reordering checks).
+    /// Arrival order at the port it waits in (reordering checks), shifted
+    /// above the index of the input port it came in on (the low
+    /// `sim::drops::INPUT_BITS` bits), so that a packet a discipline pushes
+    /// out tells where it came from.
     pub stamp: u64,
 }
 

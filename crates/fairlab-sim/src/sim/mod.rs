@@ -29,6 +29,7 @@ use crate::workload::{AppAction, Workload};
 use std::ops::ControlFlow;
 
 mod apps;
+pub mod drops;
 mod endpoints;
 mod flows;
 mod ports;
@@ -105,6 +106,8 @@ pub struct Simulation {
     tx: Vec<Tx>,
     pub counters: Counters,
     pub series: Series,
+    /// Arrivals and drops by input port, drop runs, the drop trace.
+    pub drops: drops::DropTally,
     /// Stop at this time even if workloads are not done.
     pub stop_at: Option<Time>,
     pub seed: u64,
@@ -158,7 +161,9 @@ impl Simulation {
         if series.throughput_bin.is_some() {
             series.flow_bins = vec![Vec::new(); endpoints.len()];
         }
+        let drops = drops::DropTally::new(&net.ports, net.nodes.len(), 2 * endpoints.len());
         let mut sim = Simulation {
+            drops,
             tx: net
                 .ports
                 .iter()
@@ -274,6 +279,7 @@ impl Simulation {
         for p in 0..self.tx.len() {
             self.settle_tx(p as PortId, horizon);
         }
+        self.drops.close_all();
         self.end = self.stop_at.unwrap_or(self.events.now());
         let _ = progress(1.0); // finished: too late to stop
         ControlFlow::Continue(())
@@ -319,7 +325,7 @@ impl Simulation {
             Event::Sample => self.sample_queues(),
             Event::HostTx { host, pkt } => {
                 let out = self.net.route(host, self.packets.get(pkt));
-                if let Err(pkt) = self.enqueue(out, pkt) {
+                if let Err(pkt) = self.enqueue(out, pkt, drops::HOST_INPUT) {
                     self.refused_by_nic(&pkt);
                 }
             }

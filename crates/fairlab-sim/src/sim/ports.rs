@@ -4,6 +4,7 @@
 //! serialization plus one propagation delay later; a switch forwards it by
 //! its routes. Also the queue-occupancy samples.
 
+use super::drops::{Dropped, TraceRow, HOST_INPUT, INPUT_BITS, INPUT_MASK};
 use super::{Event, Simulation};
 use crate::net::{NodeId, NodeKind, PortId};
 use crate::packet::Packet;
@@ -120,19 +121,25 @@ impl Simulation {
             .schedule(arrive, Event::Arrive { port: p, pkt: id });
     }
 
-    /// Puts packet `id` into an output queue, counting it or its drop; gives
-    /// the dropped packet back (out of the store), which may be one the
-    /// queue held before.
+    /// Puts packet `id`, come in on input `input` (its index among the
+    /// ports entering the node; [`HOST_INPUT`] for a host's own packets,
+    /// which are not counted by input) into an output
+    /// queue, counting it or its drop; gives the dropped packet back (out of
+    /// the store), which may be one the queue held before.
     #[inline]
-    pub(super) fn enqueue(&mut self, p: PortId, id: u32) -> Result<(), Packet> {
+    pub(super) fn enqueue(&mut self, p: PortId, id: u32, input: u32) -> Result<(), Packet> {
         let now = self.events.now();
         self.settle_tx(p, self.events.cursor());
         let pkt = self.packets.get_mut(id);
         let port = &mut self.net.ports[p as usize];
         port.arrivals += 1;
-        pkt.stamp = port.arrivals;
+        // The arrival count above the input index: stamps still order
+        // arrivals, and a pushed-out packet tells where it came from.
+        debug_assert!(port.arrivals < 1 << (64 - INPUT_BITS));
+        pkt.stamp = (port.arrivals << INPUT_BITS) | u64::from(input);
         let size = pkt.size().get();
         let data = pkt.is_data();
+        let flow = pkt.flow;
         let timeout_rtx = pkt.timeout_rtx;
         port.stats.timeout_rtx_pkts += timeout_rtx as u64;
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
@@ -149,6 +156,9 @@ impl Simulation {
                 if n > port.stats.max_pkts {
                     port.stats.max_pkts = n;
                 }
+                if input != HOST_INPUT {
+                    self.drops.admitted(p, input, flow, size);
+                }
                 self.start_tx(p);
                 Ok(())
             }
@@ -164,17 +174,66 @@ impl Simulation {
                         self.counters.data_drops += 1;
                     }
                 }
-                Err(self.packets.take(dropped))
+                let dropped = self.packets.take(dropped);
+                if input != HOST_INPUT {
+                    let d = Dropped {
+                        input: (dropped.stamp & INPUT_MASK) as u32,
+                        flow: dropped.flow,
+                        bytes: dropped.size().get(),
+                    };
+                    self.drops.dropped(p, input, flow, size, d);
+                }
+                Err(dropped)
             }
         }
     }
 
-    /// A switch routes arriving packet `id` to its output port.
+    /// A switch routes arriving packet `id`, come in over port `from`, to
+    /// its output port, and counts the arrival by input port (see
+    /// [`super::drops`]).
     #[inline]
     pub(super) fn forward(&mut self, node: u32, id: u32, from: PortId) {
-        let out = self.net.route_in(node, self.packets.get(id), from);
+        let pkt = self.packets.get(id);
+        let out = self.net.route_in(node, pkt, from);
         debug_assert_ne!(out, crate::net::NO_ROUTE);
-        let _ = self.enqueue(out, id);
+        let input = self.drops.in_index[from as usize];
+        if out == self.drops.trace_port {
+            return self.forward_traced(out, id, input);
+        }
+        let _ = self.enqueue(out, id, input);
+    }
+
+    /// `forward` into the traced port: also a row per arrival, and one per
+    /// packet it pushes out.
+    #[inline(never)]
+    fn forward_traced(&mut self, out: PortId, id: u32, input: u32) {
+        let now = self.events.now();
+        let q = &self.net.ports[out as usize].queue;
+        let (queue_pkts, queue_bytes) = (q.packets() as u32, q.bytes());
+        let pkt = *self.packets.get(id);
+        let r = self.enqueue(out, id, input);
+        let stamp = self.net.ports[out as usize].arrivals << INPUT_BITS | u64::from(input);
+        let row = |p: &Packet, admitted: bool| TraceRow {
+            t: now,
+            input: (p.stamp & INPUT_MASK) as u32,
+            flow: p.flow,
+            dst: p.dst,
+            seq: p.seq,
+            payload: p.payload,
+            admitted,
+            queue_pkts,
+            queue_bytes,
+        };
+        let own_drop = matches!(&r, Err(d) if d.stamp == stamp);
+        let mut arriving = pkt;
+        arriving.stamp = stamp;
+        self.drops.record(row(&arriving, !own_drop));
+        if let Err(d) = r {
+            if !own_drop {
+                // Pushed out: a row of its own.
+                self.drops.record(row(&d, false));
+            }
+        }
     }
 
     /// An endpoint on host `host` emits a packet; gives it back if the host's
@@ -197,7 +256,7 @@ impl Simulation {
         }
         let out = self.net.route(host, &pkt);
         let id = self.packets.put(pkt);
-        self.enqueue(out, id)
+        self.enqueue(out, id, HOST_INPUT)
     }
 
     pub(super) fn sample_queues(&mut self) {

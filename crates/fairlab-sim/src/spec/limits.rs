@@ -108,7 +108,7 @@ fn default_max_flows() -> u64 {
 pub struct LimitsSpec {
     /// Data packets the workloads may send (estimate below).
     pub max_packets: u64,
-    /// Rows of the flow_series, queue_series and trace tables.
+    /// Rows of the flow_series, queue_series, trace and drop_trace tables.
     pub max_series_rows: u64,
     /// Memory of the simulator's state, estimated.
     pub max_memory: Bytes,
@@ -523,6 +523,19 @@ impl Estimate {
                 value: mul_div(tcp_packets.saturating_mul(2), traced, conns.max(1)),
                 path: "metrics.trace".into(),
                 how: format!("two rows per data packet of {traced} traced connections"),
+            });
+        }
+
+        if let Some(port) = &m.drop_trace {
+            // A row per arrival at the port: at most every packet, data and
+            // ACK, and at most the cap.
+            let cap = m
+                .drop_trace_max_rows
+                .unwrap_or(crate::spec::metrics::DEFAULT_DROP_TRACE_MAX_ROWS);
+            est.series_rows.push(Term {
+                value: tcp_packets.saturating_mul(2).min(cap),
+                path: "metrics.drop_trace".into(),
+                how: format!("a row per arrival at {port}, at most {}", approx(cap)),
             });
         }
 

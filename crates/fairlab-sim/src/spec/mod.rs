@@ -414,6 +414,16 @@ impl Scenario {
         self.routing
             .validate(&switch_set, &switches, &self.topology)?;
         limits::check_time("host.send_jitter", self.host.send_jitter)?;
+        {
+            let nodes: Vec<&str> = hosts
+                .iter()
+                .map(|h| h.as_str())
+                .chain(switches.iter().copied())
+                .collect();
+            self.metrics.check_drop_trace(&switches, &nodes, |a, b| {
+                self.topology.linked(&host_index, a, b)
+            })?;
+        }
         for (i, p) in self.ports.iter().enumerate() {
             let at = |f: &str| format!("port[{i}].{f}");
             for (f, n) in [("node", &p.node), ("peer", &p.peer)] {

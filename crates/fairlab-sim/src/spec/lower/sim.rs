@@ -541,6 +541,26 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     if sc.host.send_jitter > Time::ZERO {
         sim.set_host_jitter(sc.host.send_jitter, seed, RNG_HOST);
     }
+    if let Some((a, b)) = sc
+        .metrics
+        .drop_trace
+        .as_deref()
+        .and_then(|s| s.split_once(':'))
+    {
+        let net = &sim.net;
+        let named = |n: u32, s: &str| net.nodes[n as usize].name == s;
+        let port = net
+            .ports
+            .iter()
+            .position(|p| named(p.node, a) && named(p.peer, b))
+            .expect("validated");
+        let max = sc
+            .metrics
+            .drop_trace_max_rows
+            .unwrap_or(crate::spec::metrics::DEFAULT_DROP_TRACE_MAX_ROWS);
+        sim.drops
+            .trace_port(port as u32, usize::try_from(max).unwrap_or(usize::MAX));
+    }
     sim.index_flows();
     sim.handshake = resolved.tcp.handshake;
     Ok(sim)

@@ -1,0 +1,537 @@
+//! Drops by input port: at each switch output port, what each input port
+//! (the link a packet came in on) brought and lost, and the runs of
+//! consecutive drops there (the "port blackout" of Prakash et al., "The TCP
+//! Outcast Problem", NSDI 2012: one input port's packets dropped several
+//! in a row while another's get in). Also each flow's own runs, and on
+//! request the admit/drop trace of one port.
+//!
+//! Definitions (docs/binding.md repeats them):
+//!
+//! * Every packet arriving at a switch output port is an *arrival* of the
+//!   input port it came in on. An arrival ends in an *admission* (the port
+//!   kept it and dropped nothing) or a *drop*: of the arriving packet, or,
+//!   under a discipline that pushes out (SFQ, DRR), of a packet held
+//!   before, which is counted against its own input port and flow.
+//! * A *port run* is a maximal sequence of drops at one output port with no
+//!   admission at that port in between; its length is its drops. It *hits*
+//!   every input port (and flow) one of its drops belonged to.
+//! * An input port's *own run* at an output port is a maximal sequence of
+//!   drops of that input's packets there with no admission of that input's
+//!   packets in between (other inputs' admissions do not end it): the
+//!   blackout of one input while another's packets get in.
+//! * A flow's *own run* at a port is a maximal sequence of drops of that
+//!   flow's packets at that port with no admission of that flow's packets at
+//!   that port in between (other flows' admissions do not end it). A drop of
+//!   the flow at another port ends it too (a flow's state is one open run,
+//!   so that it stays O(1) per flow; a flow meets congestion at one port at
+//!   a time in every topology here).
+//!
+//! State: per output port, one slot per input port seen (found by a short
+//! linear search, or a dense index once more than [`SMALL`] inputs arrive);
+//! per flow direction, one open run. Histograms grow with the longest run.
+
+use crate::net::PortId;
+use crate::units::Time;
+use std::collections::BTreeMap;
+
+/// Inputs a port finds by linear search before it builds a dense index.
+const SMALL: usize = 4;
+
+/// Bits of a packet's `stamp` that hold the input index (the rest: the
+/// arrival count at the port, so that stamps still order arrivals).
+pub const INPUT_BITS: u32 = 24;
+pub const INPUT_MASK: u64 = (1 << INPUT_BITS) - 1;
+/// The input of a host's own packets (its NIC's queue is not counted).
+pub const HOST_INPUT: u32 = INPUT_MASK as u32;
+
+/// One input port of one output port.
+#[derive(Clone, Debug, Default)]
+pub struct InputStats {
+    /// The input's index among the ports entering the switch.
+    index: u32,
+    pub arrival_pkts: u64,
+    pub arrival_bytes: u64,
+    pub drop_pkts: u64,
+    pub drop_bytes: u64,
+    /// Drops of this input's packets in the port's open run.
+    in_run: u32,
+    /// This input's own open run: its drops since its last admission.
+    own_run: u32,
+    /// By length: this input's own runs (drops of its packets at the port
+    /// with no admission of its packets in between).
+    pub own: Vec<u64>,
+    /// By run length: port runs that hit this input; those that hit only
+    /// this input; this input's drops in them.
+    pub hit: Vec<u64>,
+    pub alone: Vec<u64>,
+    pub hit_drops: Vec<u64>,
+}
+
+/// One output port.
+#[derive(Clone, Debug, Default)]
+pub struct PortTally {
+    pub inputs: Vec<InputStats>,
+    /// By input index: slot + 1 (0: not seen); empty while few inputs.
+    slot_of: Vec<u32>,
+    /// Drops in the open run (0: none open).
+    run: u32,
+    /// Slots the open run hit.
+    run_inputs: Vec<u32>,
+    /// By run length: the port's runs.
+    pub runs: Vec<u64>,
+    /// By run length: runs that hit a single input port.
+    pub runs_alone: Vec<u64>,
+}
+
+/// A flow direction's open own run.
+#[derive(Clone, Copy, Debug, Default)]
+struct FlowRun {
+    port: PortId,
+    len: u32,
+}
+
+/// One row of the drop trace.
+#[derive(Clone, Copy, Debug)]
+pub struct TraceRow {
+    pub t: Time,
+    /// The input index (see [`DropTally::in_index`]).
+    pub input: u32,
+    pub flow: u32,
+    pub dst: u32,
+    pub seq: u64,
+    pub payload: u32,
+    pub admitted: bool,
+    pub queue_pkts: u32,
+    pub queue_bytes: u64,
+}
+
+/// What the port did with one arrival.
+#[derive(Clone, Copy, Debug)]
+pub struct Dropped {
+    pub input: u32,
+    pub flow: u32,
+    pub bytes: u64,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct DropTally {
+    /// Per port, as an input: its index among the ports entering its peer.
+    pub in_index: Vec<u32>,
+    /// Per port, as an output (switch ports only see arrivals).
+    pub ports: Vec<PortTally>,
+    flows: Vec<FlowRun>,
+    /// Flow directions with an open own run.
+    open_flows: usize,
+    /// (flow direction, port, length) -> own runs.
+    pub flow_runs: BTreeMap<(u32, PortId, u32), u64>,
+    /// The traced port (`PortId::MAX`: none), its rows and cap.
+    pub trace_port: PortId,
+    pub trace: Vec<TraceRow>,
+    pub trace_max_rows: usize,
+    /// Rows the cap left out.
+    pub trace_dropped_rows: u64,
+}
+
+fn bump(h: &mut Vec<u64>, len: u32, by: u64) {
+    let i = len as usize;
+    if h.len() <= i {
+        h.resize(i + 1, 0);
+    }
+    h[i] += by;
+}
+
+impl InputStats {
+    /// The input's index among the ports entering the switch.
+    pub fn index(&self) -> u32 {
+        self.index
+    }
+
+    /// Ends the input's own open run.
+    #[cold]
+    #[inline(never)]
+    fn close_own(&mut self) {
+        let len = std::mem::take(&mut self.own_run);
+        bump(&mut self.own, len, 1);
+    }
+}
+
+impl PortTally {
+    /// The slot of input `index` (`from` names it, for a new slot).
+    #[inline]
+    fn slot(&mut self, index: u32) -> usize {
+        if self.slot_of.is_empty() {
+            if let Some(i) = self.inputs.iter().position(|s| s.index == index) {
+                return i;
+            }
+        } else if let Some(&s) = self.slot_of.get(index as usize) {
+            if s != 0 {
+                return s as usize - 1;
+            }
+        }
+        self.add(index)
+    }
+
+    #[inline(never)]
+    fn add(&mut self, index: u32) -> usize {
+        let slot = self.inputs.len();
+        self.inputs.push(InputStats {
+            index,
+            ..InputStats::default()
+        });
+        if self.inputs.len() > SMALL {
+            let n = self.inputs.iter().map(|s| s.index).max().unwrap_or(0) as usize + 1;
+            if self.slot_of.len() < n {
+                self.slot_of.resize(n, 0);
+            }
+            for (i, s) in self.inputs.iter().enumerate() {
+                self.slot_of[s.index as usize] = i as u32 + 1;
+            }
+        }
+        slot
+    }
+
+    /// Ends the open run, if any.
+    #[cold]
+    #[inline(never)]
+    fn close(&mut self) {
+        let len = self.run;
+        if len == 0 {
+            return;
+        }
+        bump(&mut self.runs, len, 1);
+        let alone = self.run_inputs.len() == 1;
+        if alone {
+            bump(&mut self.runs_alone, len, 1);
+        }
+        for &s in &self.run_inputs {
+            let inp = &mut self.inputs[s as usize];
+            bump(&mut inp.hit, len, 1);
+            bump(&mut inp.hit_drops, len, inp.in_run as u64);
+            if alone {
+                bump(&mut inp.alone, len, 1);
+            }
+            inp.in_run = 0;
+        }
+        self.run_inputs.clear();
+        self.run = 0;
+    }
+}
+
+impl DropTally {
+    pub fn new(ports: &[crate::net::Port], nodes: usize, flow_keys: usize) -> DropTally {
+        let mut count = vec![0u32; nodes];
+        let in_index = ports
+            .iter()
+            .map(|p| {
+                let c = &mut count[p.peer as usize];
+                *c += 1;
+                *c - 1
+            })
+            .collect();
+        debug_assert!(count.iter().all(|&c| (c as u64) <= INPUT_MASK));
+        DropTally {
+            in_index,
+            ports: vec![PortTally::default(); ports.len()],
+            flows: vec![FlowRun::default(); flow_keys],
+            open_flows: 0,
+            flow_runs: BTreeMap::new(),
+            trace_port: PortId::MAX,
+            trace: Vec::new(),
+            trace_max_rows: 0,
+            trace_dropped_rows: 0,
+        }
+    }
+
+    /// An arrival at switch port `out` from input `index` (port `from`),
+    /// of `bytes` of flow direction `flow`, that the port admitted.
+    #[inline(always)]
+    pub fn admitted(&mut self, out: PortId, index: u32, flow: u32, bytes: u64) {
+        let t = &mut self.ports[out as usize];
+        let s = t.slot(index);
+        let inp = &mut t.inputs[s];
+        inp.arrival_pkts += 1;
+        inp.arrival_bytes += bytes;
+        if inp.own_run != 0 {
+            inp.close_own();
+        }
+        if t.run != 0 {
+            t.close();
+        }
+        if self.open_flows != 0 {
+            if let Some(f) = self.flows.get(flow as usize) {
+                if f.len != 0 && f.port == out {
+                    self.admit_flow(out, flow);
+                }
+            }
+        }
+    }
+
+    /// As [`DropTally::admitted`], for an arrival that ended in the drop `d`
+    /// (of the arriving packet, or of one pushed out).
+    #[inline(never)]
+    pub fn dropped(&mut self, out: PortId, index: u32, flow: u32, bytes: u64, d: Dropped) {
+        let t = &mut self.ports[out as usize];
+        let s = t.slot(index);
+        let inp = &mut t.inputs[s];
+        inp.arrival_pkts += 1;
+        inp.arrival_bytes += bytes;
+        if d.input != index && inp.own_run != 0 {
+            // Another input's packet was pushed out: this one got in.
+            inp.close_own();
+        }
+        self.drop(out, index, flow, d);
+    }
+
+    /// The same, `dropped` None for an admission (tests).
+    #[cfg(test)]
+    pub fn arrival(
+        &mut self,
+        out: PortId,
+        index: u32,
+        flow: u32,
+        bytes: u64,
+        dropped: Option<Dropped>,
+    ) {
+        match dropped {
+            None => self.admitted(out, index, flow, bytes),
+            Some(d) => self.dropped(out, index, flow, bytes, d),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn admit_flow(&mut self, out: PortId, flow: u32) {
+        if let Some(f) = self.flows.get_mut(flow as usize) {
+            if f.len != 0 && f.port == out {
+                let len = std::mem::take(&mut f.len);
+                self.open_flows -= 1;
+                *self.flow_runs.entry((flow, out, len)).or_insert(0) += 1;
+            }
+        }
+    }
+
+    #[inline(never)]
+    fn drop(&mut self, out: PortId, index: u32, flow: u32, d: Dropped) {
+        let pushed_out = d.input != index || d.flow != flow;
+        let t = &mut self.ports[out as usize];
+        // A pushed-out packet arrived earlier: its slot exists.
+        let s = t.slot(d.input);
+        let inp = &mut t.inputs[s];
+        inp.drop_pkts += 1;
+        inp.drop_bytes += d.bytes;
+        if inp.in_run == 0 {
+            t.run_inputs.push(s as u32);
+        }
+        inp.in_run += 1;
+        inp.own_run += 1;
+        t.run += 1;
+        if pushed_out && self.open_flows != 0 {
+            // The arriving packet got in.
+            self.admit_flow(out, flow);
+        }
+        if let Some(f) = self.flows.get_mut(d.flow as usize) {
+            if f.len != 0 && f.port != out {
+                let len = std::mem::take(&mut f.len);
+                *self.flow_runs.entry((d.flow, f.port, len)).or_insert(0) += 1;
+            }
+            if f.len == 0 {
+                self.open_flows += 1;
+            }
+            f.port = out;
+            f.len += 1;
+        }
+    }
+
+    /// Ends every open run (the run is over).
+    pub fn close_all(&mut self) {
+        for t in &mut self.ports {
+            t.close();
+            for inp in &mut t.inputs {
+                if inp.own_run != 0 {
+                    inp.close_own();
+                }
+            }
+        }
+        self.open_flows = 0;
+        for (k, f) in self.flows.iter_mut().enumerate() {
+            if f.len != 0 {
+                let len = std::mem::take(&mut f.len);
+                *self.flow_runs.entry((k as u32, f.port, len)).or_insert(0) += 1;
+            }
+        }
+    }
+
+    /// Traces port `port`, keeping at most `max_rows` rows.
+    pub fn trace_port(&mut self, port: PortId, max_rows: usize) {
+        self.trace_port = port;
+        self.trace_max_rows = max_rows;
+    }
+
+    /// Adds a trace row, if the cap allows.
+    #[inline(never)]
+    pub fn record(&mut self, row: TraceRow) {
+        if self.trace.len() < self.trace_max_rows {
+            self.trace.push(row);
+        } else {
+            self.trace_dropped_rows += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A tally of one output port (0) fed by inputs 0..3 (ports 10..13);
+    /// each input's packets are flow `input` (flow direction keys 0..3).
+    fn tally() -> DropTally {
+        DropTally {
+            in_index: vec![],
+            ports: vec![PortTally::default()],
+            flows: vec![FlowRun::default(); 4],
+            open_flows: 0,
+            flow_runs: BTreeMap::new(),
+            trace_port: PortId::MAX,
+            trace: vec![],
+            trace_max_rows: 0,
+            trace_dropped_rows: 0,
+        }
+    }
+
+    /// Feeds events: (input, dropped?).
+    fn feed(t: &mut DropTally, events: &[(u32, bool)]) {
+        for &(i, drop) in events {
+            let d = drop.then_some(Dropped {
+                input: i,
+                flow: i,
+                bytes: 1500,
+            });
+            t.arrival(0, i, i, 1500, d);
+        }
+        t.close_all();
+    }
+
+    fn runs(t: &DropTally) -> &[u64] {
+        &t.ports[0].runs
+    }
+
+    fn input(t: &DropTally, i: u32) -> &InputStats {
+        t.ports[0].inputs.iter().find(|s| s.index == i).unwrap()
+    }
+
+    #[test]
+    fn runs_of_one_two_and_three() {
+        let mut t = tally();
+        let (a, d) = (false, true);
+        feed(
+            &mut t,
+            &[
+                (0, a),
+                (0, d),
+                (0, a),
+                (0, d),
+                (0, d),
+                (0, a),
+                (0, d),
+                (0, d),
+                (0, d),
+            ],
+        );
+        assert_eq!(runs(&t), &[0, 1, 1, 1]);
+        assert_eq!(t.ports[0].runs_alone, vec![0, 1, 1, 1]);
+        let s = input(&t, 0);
+        assert_eq!((s.arrival_pkts, s.drop_pkts, s.drop_bytes), (9, 6, 9000));
+        assert_eq!(s.hit, vec![0, 1, 1, 1]);
+        assert_eq!(s.hit_drops, vec![0, 1, 2, 3]);
+        assert_eq!(s.own, vec![0, 1, 1, 1]);
+        // The flow's own runs are the same: it is alone.
+        let own: Vec<_> = t.flow_runs.iter().map(|(k, v)| (k.2, *v)).collect();
+        assert_eq!(own, vec![(1, 1), (2, 1), (3, 1)]);
+    }
+
+    #[test]
+    fn an_admission_from_another_input_ends_the_port_run_not_the_flows() {
+        let mut t = tally();
+        // Input 0 dropped, input 1 admitted, input 0 dropped twice: the
+        // port sees runs of 1 and 2; flow 0 never had an admission of its
+        // own in between, so its own run is 3 long.
+        feed(&mut t, &[(0, true), (1, false), (0, true), (0, true)]);
+        assert_eq!(runs(&t), &[0, 1, 1]);
+        assert_eq!(input(&t, 0).hit, vec![0, 1, 1]);
+        assert!(input(&t, 1).hit.is_empty());
+        assert_eq!(input(&t, 1).arrival_pkts, 1);
+        assert_eq!(t.flow_runs.get(&(0, 0, 3)), Some(&1));
+        assert_eq!(t.flow_runs.len(), 1);
+        // Input 0's own run is 3 long too: input 1's admission does not end it.
+        assert_eq!(input(&t, 0).own, vec![0, 0, 0, 1]);
+        assert!(input(&t, 1).own.is_empty());
+    }
+
+    #[test]
+    fn a_run_hitting_two_inputs_counts_under_both_and_alone_under_neither() {
+        let mut t = tally();
+        // A run of 3: input 0, input 1, input 0; then a run of 1 on input 1.
+        feed(
+            &mut t,
+            &[(0, true), (1, true), (0, true), (2, false), (1, true)],
+        );
+        assert_eq!(runs(&t), &[0, 1, 0, 1]);
+        assert_eq!(t.ports[0].runs_alone, vec![0, 1]);
+        let (s0, s1) = (input(&t, 0), input(&t, 1));
+        assert_eq!(s0.hit, vec![0, 0, 0, 1]);
+        assert_eq!(s0.hit_drops, vec![0, 0, 0, 2]);
+        assert!(s0.alone.iter().all(|&x| x == 0));
+        assert_eq!(s1.hit, vec![0, 1, 0, 1]);
+        assert_eq!(s1.hit_drops, vec![0, 1, 0, 1]);
+        assert_eq!(s1.alone, vec![0, 1]);
+        // Own runs: input 0's two drops (input 2's admission between does
+        // not end it), input 1's two.
+        assert_eq!(s0.own, vec![0, 0, 1]);
+        assert_eq!(s1.own, vec![0, 0, 1]);
+        // Drops over inputs = port drops; length x runs = drops.
+        let drops: u64 = t.ports[0].inputs.iter().map(|s| s.drop_pkts).sum();
+        let by_len: u64 = runs(&t).iter().enumerate().map(|(l, n)| l as u64 * n).sum();
+        assert_eq!((drops, by_len), (4, 4));
+        // Flow 0: own run of 2 (flow 1's drop does not end it); flow 1:
+        // its two drops have no admission of its own between: one run of 2.
+        assert_eq!(t.flow_runs.get(&(0, 0, 2)), Some(&1));
+        assert_eq!(t.flow_runs.get(&(1, 0, 2)), Some(&1));
+    }
+
+    #[test]
+    fn a_pushed_out_packet_counts_against_its_own_input() {
+        let mut t = tally();
+        feed(&mut t, &[(0, false)]);
+        // Input 1's packet arrives and input 0's is pushed out.
+        t.arrival(
+            0,
+            1,
+            1,
+            1500,
+            Some(Dropped {
+                input: 0,
+                flow: 0,
+                bytes: 1000,
+            }),
+        );
+        t.close_all();
+        let (s0, s1) = (input(&t, 0), input(&t, 1));
+        assert_eq!((s0.arrival_pkts, s0.drop_pkts, s0.drop_bytes), (1, 1, 1000));
+        assert_eq!((s1.arrival_pkts, s1.drop_pkts), (1, 0));
+        assert_eq!(runs(&t), &[0, 1]);
+    }
+
+    #[test]
+    fn many_inputs_use_the_dense_index() {
+        let mut t = tally();
+        t.flows = vec![FlowRun::default(); 64];
+        let ev: Vec<(u32, bool)> = (0..40).map(|i| ((i * 7) % 20, i % 3 == 0)).collect();
+        feed(&mut t, &ev);
+        assert_eq!(t.ports[0].inputs.len(), 20);
+        let arr: u64 = t.ports[0].inputs.iter().map(|s| s.arrival_pkts).sum();
+        assert_eq!(arr, 40);
+        for s in &t.ports[0].inputs {
+            assert_eq!(s.arrival_pkts, 2);
+        }
+    }
+}
