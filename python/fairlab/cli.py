@@ -277,7 +277,7 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
         validate(job.scenario)
     # With --out every run is kept there too (the layout fairlab.load reads),
     # as `fairlab reproduce` keeps its runs beside its report.
-    store = args.store or getattr(args, "out", None)
+    store = args.store or args.out
     df = run_jobs(jobs, workers=args.jobs, cluster=args.cluster, store=store)
     df["goodput_mbps"] = df["incast_goodput_bps"] / 1e6
     df["timeouts"] = df["total_timeouts"]

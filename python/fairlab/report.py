@@ -122,8 +122,7 @@ def run_experiment(
     run = run or run_tasks
     t0 = time.perf_counter()
     tasks = exp.tasks(quick)
-    kw = {"store": store} if store is not None else {}
-    results = run(tasks, jobs=jobs, cluster=cluster, progress=progress, **kw)
+    results = run(tasks, jobs=jobs, cluster=cluster, progress=progress, store=store)
     summary = exp.summarize(tasks, results)
     runs = _runs_table(tasks, results)
     del results

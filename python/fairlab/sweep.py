@@ -256,9 +256,16 @@ def metrics_of(res: Result) -> dict[str, Any]:
     if g is not None and len(g):
         row["flow_goodput_mean_bps"] = float(g.mean())
         row["flow_goodput_min_bps"] = float(g.min())
-        sq = float((g * g).sum())
-        row["jain_index"] = float(g.sum() ** 2 / (len(g) * sq)) if sq > 0 else float("nan")
+        row["jain_index"] = jain_index(g)
     return row
+
+
+def jain_index(values: Sequence[float]) -> float:
+    """Jain's fairness index of ``values``: (sum x)^2 / (n sum x^2); NaN when
+    all are zero."""
+    s = float(sum(values))
+    sq = float(sum(v * v for v in values))
+    return s * s / (len(values) * sq) if sq > 0 else float("nan")
 
 
 def sweep_table(
