@@ -46,15 +46,19 @@ if TYPE_CHECKING:
 PAGE = "index.html"
 
 
-def figure(ncols: int, width: float, height: float = 4.0) -> tuple[Figure, list[Any]]:
-    """A figure of ``ncols`` side-by-side axes (matplotlib's Agg backend)."""
+def figure(
+    ncols: int, width: float, height: float = 4.0, rows: int = 1
+) -> tuple[Figure, list[Any]]:
+    """A figure of ``ncols`` axes (matplotlib's Agg backend), side by side,
+    or in ``rows`` rows filled row by row."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, ncols, figsize=(width, height), squeeze=False)
-    return fig, list(axes[0])
+    per_row = -(-ncols // rows)
+    fig, axes = plt.subplots(rows, per_row, figsize=(width, height), squeeze=False)
+    return fig, [a for row in axes for a in row][:ncols]
 
 
 def png_bytes(fig: Figure) -> bytes:

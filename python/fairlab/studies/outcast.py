@@ -42,7 +42,8 @@ QUICK_SEEDS = [1, 2]
 #: of 20 second or more"); the study plots 0.5 s bins.
 DURATION_S = 20.0
 QUICK_DURATION_S = 2.0
-BIN = "500ms"
+BIN_S = 0.5
+BIN = f"{int(BIN_S * 1000)}ms"
 #: Host send jitter: each packet reaches the NIC after U(0, one packet's
 #: transmission time at the link rate). Floyd and Jacobson ("On Traffic Phase
 #: Effects in Packet-Switched Gateways", 1992) show that a deterministic
@@ -80,13 +81,14 @@ def two_switch_scenario(
     rate: str = "1Gbps",
     buffer: str = "16KiB",
     duration_s: float = DURATION_S,
-    discipline: str | None = None,
+    remedy: str = "droptail",
     seed: int = 1,
 ) -> dict[str, Any]:
     """The report's "contrived" topology: the receiver `recv` and the lone
     sender `a0` on switch s0; `senders` senders b0.. behind s1, whose uplink
-    enters s0; every flow leaves s0 by its port toward recv. ``discipline``
-    replaces drop-tail at that common port only."""
+    enters s0; every flow leaves s0 by its port toward recv. ``remedy`` (see
+    :data:`REMEDIES`) replaces drop-tail at that common port only, or paces
+    the senders."""
     sc: dict[str, Any] = {
         "name": f"outcast two-switch 1 vs {senders}",
         "duration": f"{duration_s}s",
@@ -103,13 +105,45 @@ def two_switch_scenario(
         "metrics": {"throughput_bin": BIN},
         "workload": [_bulk("a0", "recv")] + [_bulk(f"b{i}", "recv") for i in range(senders)],
     }
-    if discipline is not None:
-        sc["port"] = [{"node": "s0", "peer": "recv", "discipline": discipline}]
-        if discipline == "red":
-            # The remedy as the study evaluates it: min 5, max 15 packets,
-            # weight 0.002.
-            sc["queue"] = {"red": {"min_th": 5, "max_th": 15, "w_q": 0.002}}
+    apply_remedy(sc, remedy, "s0", "recv")
     return sc
+
+
+#: The remedies at the common port, and pacing at the hosts. "red": the
+#: study's RED (min 5, max 15 packets, weight 0.002) with a buffer of 30
+#: packets; "red-16KiB": the same RED in the 16 KiB (10 full-sized packets)
+#: of the study's switches, where the average queue can never reach max_th
+#: and nearly every drop is a tail drop.
+REMEDIES = ["droptail", "red", "red-16KiB", "sfq", "drr", "hcf", "pacing"]
+#: RED's buffer: twice max_th, the rule of thumb of Floyd's RED notes and of
+#: tc-red(8) ("limit" well above "max"); the study's 16 KiB is below max_th.
+RED_LIMIT = "30pkt"
+
+
+def apply_remedy(sc: dict[str, Any], remedy: str, node: str, peer: str) -> None:
+    """Puts ``remedy`` (one of :data:`REMEDIES`) into scenario ``sc``: a
+    discipline at the port of ``node`` toward ``peer`` (the common port), or
+    TCP pacing at every host."""
+    if remedy not in REMEDIES:
+        raise ValueError(f"unknown remedy {remedy!r}; expected one of {REMEDIES}")
+    if remedy == "droptail":
+        return
+    if remedy == "pacing":
+        # Linux fq-style pacing at every sender (fairlab's defaults: 200 %
+        # of cwnd/SRTT in slow start, 120 % in congestion avoidance).
+        sc["tcp"] = {**sc["tcp"], "pacing": True}
+        return
+    port: dict[str, Any] = {"node": node, "peer": peer}
+    if remedy.startswith("red"):
+        port["discipline"] = "red"
+        if remedy == "red":
+            port["limit"] = RED_LIMIT
+        # The remedy as the study evaluates it: min 5, max 15 packets,
+        # weight 0.002.
+        sc["queue"] = {"red": {"min_th": 5, "max_th": 15, "w_q": 0.002}}
+    else:
+        port["discipline"] = remedy
+    sc["port"] = [port]
 
 
 def _group_shares(res: Result, lone: Sequence[int], duration_s: float) -> dict[str, float]:
@@ -127,13 +161,16 @@ def _group_shares(res: Result, lone: Sequence[int], duration_s: float) -> dict[s
     return out
 
 
-def _drop_runs(res: Result) -> dict[str, float]:
-    """At the common port (s0 toward recv): each input's share of its
-    arrivals dropped, and its own runs of consecutive drops (drops of that
-    input with none of its packets admitted between; the port_inputs
-    table): mean length and longest. The lone input is a0, the crowded s1."""
+def _drop_runs(res: Result, node: str = "s0", peer: str = "recv") -> dict[str, float]:
+    """At the common port (``node`` toward ``peer``): each input's share of
+    its arrivals dropped, and its own runs of consecutive drops (drops of
+    that input with none of its packets admitted between; the port_inputs
+    table): mean length and longest. In the two-switch topology the lone
+    input is a0, the crowded s1. Also the share of single drops among all
+    inputs' own runs (``single_drop_pct``), the measure of the study's RED
+    statement."""
     pi = res.tables["port_inputs"]
-    pi = pi[(pi["node"] == "s0") & (pi["peer"] == "recv")].set_index("input")
+    pi = pi[(pi["node"] == node) & (pi["peer"] == peer)].set_index("input")
     out: dict[str, float] = {}
     for tag, inp in (("lone", "a0"), ("crowded", "s1")):
         r = pi.loc[inp] if inp in pi.index else None
@@ -143,7 +180,19 @@ def _drop_runs(res: Result) -> dict[str, float]:
         out[f"{tag}_drop_pct"] = 100.0 * drops / arrivals if arrivals else 0.0
         out[f"{tag}_mean_run"] = drops / runs if runs else 0.0
         out[f"{tag}_longest_run"] = float(r["longest_input_run"]) if r is not None else 0.0
+    out["single_drop_pct"] = single_drop_pct(res, node, peer)
     return out
+
+
+def single_drop_pct(res: Result, node: str, peer: str) -> float:
+    """Of the runs of consecutive drops that each input of the port of
+    ``node`` toward ``peer`` suffers (its own runs, from the drop_runs
+    table), the percentage that are single drops; NaN without drops."""
+    dr = res.tables["drop_runs"]
+    dr = dr[(dr["node"] == node) & (dr["peer"] == peer) & (dr["input"] != "*")]
+    total = float(dr["input_runs"].sum())
+    single = float(dr.loc[dr["run_length"] == 1, "input_runs"].sum())
+    return 100.0 * single / total if total else float("nan")
 
 
 def summarize_two_switch(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
@@ -169,7 +218,7 @@ def summarize_two_switch(tasks: Sequence[Task], results: Sequence[Result]) -> Su
         row.update(_drop_runs(r))
         rows.append(row)
     samples = pd.DataFrame(rows)
-    keys = [k for k in ("rate", "discipline", "senders") if k in samples.columns]
+    keys = [k for k in ("rate", "remedy", "senders") if k in samples.columns]
     table = (
         samples.groupby(keys, sort=False)
         .agg(
@@ -193,6 +242,7 @@ def summarize_two_switch(tasks: Sequence[Task], results: Sequence[Result]) -> Su
             crowded_mean_run=("crowded_mean_run", "mean"),
             lone_longest_run=("lone_longest_run", "max"),
             crowded_longest_run=("crowded_longest_run", "max"),
+            single_drop_pct=("single_drop_pct", "mean"),
             seeds=("seed", "count"),
         )
         .reset_index()
@@ -201,7 +251,7 @@ def summarize_two_switch(tasks: Sequence[Task], results: Sequence[Result]) -> Su
     series = {}
     for t, r in zip(tasks, results, strict=True):
         if t.labels["seed"] == tasks[0].labels["seed"]:
-            series[(t.labels.get("rate"), t.labels.get("discipline"), t.labels["senders"])] = (
+            series[(t.labels.get("rate"), t.labels.get("remedy"), t.labels["senders"])] = (
                 r.flow_series
             )
     return Summary(table, extra=series)
@@ -296,15 +346,22 @@ def plot_two_switch(summary: Summary, published: Sequence[Published]) -> Figure:
     n = len(t)
     fig, axes = figure(n + 1, 4.2 * (n + 1), 3.8)
     for ax, (_, row) in zip(axes, t.iterrows(), strict=False):
-        key = (row.get("rate"), row.get("discipline"), row["senders"])
+        key = (row.get("rate"), row.get("remedy"), row["senders"])
         fs = series.get(key)
         if fs is None:
             continue
-        for fid, g in fs.groupby("flow_id"):
+        # A flow silent for a whole bin has no row in flow_series: plot it
+        # as a zero, or a starved flow's line would jump over its silence.
+        wide = fs.pivot_table(
+            index="t_s", columns="flow_id", values="throughput_bps", aggfunc="sum"
+        )
+        grid = [i * BIN_S for i in range(int(round(max(wide.index) / BIN_S)) + 1)]
+        wide = wide.reindex(grid).fillna(0.0)
+        for fid in wide.columns:
             lone = fid == 0
             ax.plot(
-                g["t_s"],
-                g["throughput_bps"] / 1e6,
+                wide.index,
+                wide[fid] / 1e6,
                 lw=1.6 if lone else 0.6,
                 color="C3" if lone else "C0",
                 alpha=1.0 if lone else 0.5,
@@ -341,21 +398,20 @@ def plot_two_switch(summary: Summary, published: Sequence[Published]) -> Figure:
 def remedy_tasks(quick: bool) -> list[Task]:
     out = []
     duration = QUICK_DURATION_S if quick else DURATION_S
-    for disc in ("droptail", "red", "sfq", "drr", "hcf"):
+    for remedy in REMEDIES:
         for seed in QUICK_SEEDS if quick else SEEDS:
-            sc = two_switch_scenario(12, duration_s=duration, discipline=disc, seed=seed)
-            out.append(Task(sc, seed, {"discipline": disc, "senders": 12, "seed": seed}))
+            sc = two_switch_scenario(12, duration_s=duration, remedy=remedy, seed=seed)
+            out.append(Task(sc, seed, {"remedy": remedy, "senders": 12, "seed": seed}))
     return out
 
 
 def _fair_disciplines(t: pd.DataFrame):
-    fair = t[t["discipline"].isin(["sfq", "drr", "hcf"])]
+    fair = t[t["remedy"].isin(["sfq", "drr", "hcf"])]
     if fair.empty:
         return None, "SFQ, DRR and HCF were not run"
     ok = bool((fair["jain"] >= 0.9).all())
     shows = "; ".join(
-        f"{x['discipline']}: Jain {x['jain']:.3f}, flow 1 at {x['lone_share']:.2f} of its "
-        "fair share"
+        f"{x['remedy']}: Jain {x['jain']:.3f}, flow 1 at {x['lone_share']:.2f} of its fair share"
         for _, x in t.iterrows()
     )
     return ok, shows
@@ -380,7 +436,7 @@ def plot_remedies(summary: Summary, published: Sequence[Published]) -> Figure:
     x = range(len(t))
     a1.bar(x, t["jain"], color="C2")
     a1.axhline(0.9, ls="--", color="gray", lw=1)
-    a1.set_xticks(list(x), list(t["discipline"]))
+    a1.set_xticks(list(x), list(t["remedy"]), rotation=30, fontsize=7)
     a1.set_ylim(0, 1.05)
     a1.set_ylabel("Jain's index over the 13 flows")
     a1.set_title("1 vs 12 at the common port (mean over seeds)", fontsize=9)
@@ -394,7 +450,7 @@ def plot_remedies(summary: Summary, published: Sequence[Published]) -> Figure:
         capsize=3,
     )
     a2.axhline(1.0, ls="--", color="gray", lw=1)
-    a2.set_xticks(list(x), list(t["discipline"]))
+    a2.set_xticks(list(x), list(t["remedy"]), rotation=30, fontsize=7)
     a2.set_ylabel("flow 1's share of its fair share")
     a2.set_title("the lone flow (bars: range over seeds)", fontsize=9)
     for a in (a1, a2):
@@ -406,24 +462,30 @@ def plot_remedies(summary: Summary, published: Sequence[Published]) -> Figure:
 # The k = 4 fat tree (the paper's testbed, the report's Figure 4).
 
 FAT_TREE_K = 4
+#: The receiver of every fat-tree experiment and its edge switch: the common
+#: port is edge0_0's port toward h0_0_0.
+RECEIVER = "h0_0_0"
+COMMON_PORT = ("edge0_0", RECEIVER)
 
 
 def fat_tree_scenario(
     senders: Sequence[str],
-    receiver: str = "h0_0_0",
+    receiver: str = RECEIVER,
     *,
     duration_s: float = DURATION_S,
     paths: str = "shortest",
+    remedy: str = "droptail",
     seed: int = 1,
 ) -> dict[str, Any]:
     """Long BIC flows from ``senders`` to ``receiver`` on the k = 4 fat
     tree: 1 Gb/s links of 10 µs, 16 KiB per switch port, shortest paths with
     ties broken by the destination's low-order address bits (Al-Fares), as
-    the study routed; ``paths = "equal_length"`` is its remedy."""
+    the study routed; ``paths = "equal_length"`` is its remedy; ``remedy``
+    (see :data:`REMEDIES`) goes on the receiver's edge port."""
     routing: dict[str, Any] = {"selection": "address_bits"}
     if paths != "shortest":
         routing["paths"] = paths
-    return {
+    sc: dict[str, Any] = {
         "name": f"outcast fat tree, {len(senders)} to {receiver}",
         "duration": f"{duration_s}s",
         "seed": seed,
@@ -440,6 +502,21 @@ def fat_tree_scenario(
         "metrics": {"throughput_bin": BIN},
         "workload": [_bulk(h, receiver) for h in senders],
     }
+    pod, edge, _ = receiver[1:].split("_")
+    apply_remedy(sc, remedy, f"edge{pod}_{edge}", receiver)
+    return sc
+
+
+def sender_class(src: str, receiver: str = RECEIVER) -> int:
+    """A sender's distance from ``receiver`` in hops on shortest paths: 2
+    (same edge switch), 4 (same pod), 6 (another pod). Equal-length routing
+    sends every flow over 6 hops; the tables still group flows by this
+    class, so that the same senders are compared under both routings."""
+    s_pod, s_edge, _ = src[1:].split("_")
+    r_pod, r_edge, _ = receiver[1:].split("_")
+    if s_pod != r_pod:
+        return 6
+    return 2 if s_edge == r_edge else 4
 
 
 def _fat_tree_cases() -> list[tuple[str, list[str]]]:
@@ -455,34 +532,41 @@ def _fat_tree_cases() -> list[tuple[str, list[str]]]:
     return cases
 
 
-def fat_tree_tasks(quick: bool, paths: str = "shortest") -> list[Task]:
+def fat_tree_tasks(quick: bool) -> list[Task]:
+    """Each case under the study's routing and under equal-length routing."""
     out = []
     duration = QUICK_DURATION_S if quick else DURATION_S
-    for label, senders in _fat_tree_cases():
-        if quick and label != "15 to 1":
-            continue
-        for seed in QUICK_SEEDS if quick else SEEDS:
-            sc = fat_tree_scenario(senders, duration_s=duration, paths=paths, seed=seed)
-            out.append(Task(sc, seed, {"case": label, "paths": paths, "seed": seed}))
+    for paths in ("shortest", "equal_length"):
+        for label, senders in _fat_tree_cases():
+            if quick and label != "15 to 1":
+                continue
+            for seed in QUICK_SEEDS if quick else SEEDS:
+                sc = fat_tree_scenario(senders, duration_s=duration, paths=paths, seed=seed)
+                out.append(Task(sc, seed, {"paths": paths, "case": label, "seed": seed}))
     return out
 
 
+def _fat_tree_row(r: Result) -> dict[str, float]:
+    f = r.flows.merge(r.tables["paths"][["flow_id", "hops"]], on="flow_id")
+    f["class"] = f["src"].map(sender_class)
+    by = f.groupby("class")["goodput_bps"].mean() / 1e6
+    row: dict[str, float] = {}
+    for hops in (2, 4, 6):
+        row[f"hop{hops}_mbps"] = float(by.get(hops, float("nan")))
+    row["ratio_6_to_2"] = row["hop6_mbps"] / row["hop2_mbps"]
+    row["ratio_6_to_4"] = row["hop6_mbps"] / row["hop4_mbps"]
+    row["jain"] = jain_index(f["goodput_bps"].to_numpy())
+    row["hop2_timeouts"] = float(f[f["class"] == 2]["timeouts"].mean())
+    row["hop6_timeouts"] = float(f[f["class"] == 6]["timeouts"].mean())
+    row["hop2_path_hops"] = float(f[f["class"] == 2]["hops"].mean())
+    row["single_drop_pct"] = single_drop_pct(r, *COMMON_PORT)
+    return row
+
+
 def summarize_fat_tree(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
-    rows = []
-    for t, r in zip(tasks, results, strict=True):
-        f = r.flows.merge(r.tables["paths"][["flow_id", "hops", "base_rtt_s"]], on="flow_id")
-        by = f.groupby("hops")["goodput_bps"].mean() / 1e6
-        row = {**t.labels}
-        for hops in (2, 4, 6):
-            row[f"hop{hops}_mbps"] = float(by.get(hops, float("nan")))
-        row["ratio_6_to_2"] = row["hop6_mbps"] / row["hop2_mbps"]
-        row["ratio_6_to_4"] = row["hop6_mbps"] / row["hop4_mbps"]
-        row["jain"] = jain_index(f["goodput_bps"].to_numpy())
-        row["hop2_timeouts"] = float(f[f["hops"] == 2]["timeouts"].mean())
-        row["hop6_timeouts"] = float(f[f["hops"] == 6]["timeouts"].mean())
-        rows.append(row)
+    rows = [{**t.labels, **_fat_tree_row(r)} for t, r in zip(tasks, results, strict=True)]
     samples = pd.DataFrame(rows)
-    keys = [k for k in ("paths", "case") if k in samples.columns]
+    keys = [k for k in ("paths", "remedy", "case") if k in samples.columns]
     table = (
         samples.groupby(keys, sort=False)
         .agg(
@@ -490,12 +574,15 @@ def summarize_fat_tree(tasks: Sequence[Task], results: Sequence[Result]) -> Summ
             hop4_mbps=("hop4_mbps", "mean"),
             hop6_mbps=("hop6_mbps", "mean"),
             ratio_6_to_2=("ratio_6_to_2", "mean"),
+            ratio_6_to_2_median=("ratio_6_to_2", "median"),
             ratio_6_to_2_min=("ratio_6_to_2", "min"),
             ratio_6_to_2_max=("ratio_6_to_2", "max"),
             ratio_6_to_4=("ratio_6_to_4", "mean"),
             jain=("jain", "mean"),
             hop2_timeouts=("hop2_timeouts", "mean"),
             hop6_timeouts=("hop6_timeouts", "mean"),
+            hop2_path_hops=("hop2_path_hops", "mean"),
+            single_drop_pct=("single_drop_pct", "mean"),
             seeds=("seed", "count"),
         )
         .reset_index()
@@ -504,6 +591,8 @@ def summarize_fat_tree(tasks: Sequence[Task], results: Sequence[Result]) -> Summ
 
 
 def _inverse_rtt_bias(t: pd.DataFrame):
+    if "paths" in t.columns:
+        t = t[t["paths"] == "shortest"]
     rows = t.groupby("case", sort=False)[["hop2_mbps", "hop6_mbps"]].mean()
     ok = bool((rows["hop2_mbps"] < rows["hop6_mbps"]).all())
     shows = "; ".join(
@@ -513,18 +602,37 @@ def _inverse_rtt_bias(t: pd.DataFrame):
     return ok, shows
 
 
+def _equal_length_narrows(t: pd.DataFrame):
+    """Per case, the median over seeds of the 6-hop to 2-hop ratio (the
+    median: one locked-in seed moves a mean of ratios by orders of
+    magnitude), closer to 1 (in log terms) under equal-length routing."""
+    import math
+
+    med = t.groupby(["paths", "case"], sort=False)["ratio_6_to_2"].median()
+    cases = [c for p, c in med.index if p == "shortest" and ("equal_length", c) in med.index]
+    if not cases:
+        return None, "equal-length routing was not run"
+    parts, ok = [], True
+    for c in cases:
+        a, b = med[("shortest", c)], med[("equal_length", c)]
+        better = abs(math.log(b)) < abs(math.log(a))
+        ok = ok and better
+        parts.append(f"{c}: {a:.2f} with shortest paths, {b:.2f} with equal-length")
+    return ok, "median over seeds of the 6-hop/2-hop ratio; " + "; ".join(parts)
+
+
 FAT_TREE_PUBLISHED = [
     Published(
         "the 2-hop flow gets less than the 6-hop flows (inverse RTT bias)",
         f"{PAPER}; the report's Figure 4 (1 two-hop against 2, 6 and 12 six-hop flows)",
-        claim="in every case the 2-hop flow, with a third of the 6-hop flows' RTT, gets less "
-        "throughput than they do",
+        claim="with the study's routing, in every case the 2-hop flow, with a third of the "
+        "6-hop flows' RTT, gets less throughput than they do",
         check=_inverse_rtt_bias,
     ),
     Published(
         "15 flows to one receiver: 6-hop flows get 7-8x the 2-hop flow",
         f"{PAPER}: roughly 7-8 times less for the lone 2-hop flow",
-        {"case": "15 to 1"},
+        {"paths": "shortest", "case": "15 to 1"},
         "ratio_6_to_2",
         7.5,
         unit="x",
@@ -533,8 +641,97 @@ FAT_TREE_PUBLISHED = [
     Published(
         "15 flows to one receiver: 6-hop flows get about 2x the 4-hop flows",
         f"{PAPER}: the 2nd and 3rd flows, on the receiver's pod, about 2 times less",
-        {"case": "15 to 1"},
+        {"paths": "shortest", "case": "15 to 1"},
         "ratio_6_to_4",
+        2.0,
+        unit="x",
+        uncertainty=0.5,
+    ),
+    Published(
+        "equal-length routing reduces the gap",
+        f"{PAPER} (its remedy: routes of equal length spread flows evenly over a switch's "
+        "input ports); issue 10's statement of what the reproduction must show",
+        claim="in each case the 6-hop to 2-hop throughput ratio is closer to 1 with "
+        "equal-length routing than with the study's shortest paths",
+        check=_equal_length_narrows,
+    ),
+]
+
+
+def fat_tree_remedy_tasks(quick: bool) -> list[Task]:
+    """15 flows to one receiver with each remedy at the receiver's edge
+    port (or pacing at the hosts)."""
+    from ..scenarios import fat_tree_hosts
+
+    senders = fat_tree_hosts(FAT_TREE_K)[1:]
+    out = []
+    duration = QUICK_DURATION_S if quick else DURATION_S
+    for remedy in ("droptail", "red", "red-16KiB", "sfq", "pacing"):
+        for seed in QUICK_SEEDS if quick else SEEDS:
+            sc = fat_tree_scenario(senders, duration_s=duration, remedy=remedy, seed=seed)
+            out.append(Task(sc, seed, {"remedy": remedy, "case": "15 to 1", "seed": seed}))
+    return out
+
+
+def _by_remedy(t: pd.DataFrame) -> pd.DataFrame:
+    """Means over seeds per remedy (``t`` may hold one row per run)."""
+    cols = ["hop2_mbps", "hop4_mbps", "hop6_mbps", "jain"]
+    return t.groupby("remedy", sort=False)[cols].mean()
+
+
+def _red_rtt_bias_returns(t: pd.DataFrame):
+    m = _by_remedy(t)
+    if "red" not in m.index:
+        return None, "RED was not run"
+    shows = "; ".join(
+        f"{name}: 2-hop {x['hop2_mbps']:.1f}, 4-hop {x['hop4_mbps']:.1f}, 6-hop "
+        f"{x['hop6_mbps']:.1f} Mb/s per flow"
+        for name, x in m.iterrows()
+    )
+    return bool(m.loc["red", "hop2_mbps"] > m.loc["red", "hop6_mbps"]), shows
+
+
+def _sfq_near_equal(t: pd.DataFrame):
+    m = _by_remedy(t)
+    if "sfq" not in m.index:
+        return None, "SFQ was not run"
+    r = m.loc["sfq"]
+    return bool(r["jain"] >= 0.9), (
+        f"SFQ: Jain {r['jain']:.3f} over the 15 flows; 2-hop {r['hop2_mbps']:.1f}, 6-hop "
+        f"{r['hop6_mbps']:.1f} Mb/s"
+    )
+
+
+FAT_TREE_REMEDY_PUBLISHED = [
+    Published(
+        "RED: more than 90 % of drop events are single drops",
+        f"{PAPER} (Section 5, RED at min 5, max 15 packets, weight 0.002)",
+        {"remedy": "red"},
+        "single_drop_pct",
+        90.0,
+        bound=">=",
+        unit="%",
+        claim="at the receiver's edge port, of the runs of consecutive drops each input port "
+        "suffers, more than 90 % are single drops",
+    ),
+    Published(
+        "RED: the RTT bias returns (the 2-hop flow gets more)",
+        f"{PAPER} (Section 5)",
+        claim="under RED the 2-hop flow, with the shortest RTT, gets more than the 6-hop flows",
+        check=_red_rtt_bias_returns,
+    ),
+    Published(
+        "SFQ gives near-equal throughput",
+        f"{PAPER} (Section 5)",
+        claim="with SFQ at the receiver's edge port, Jain's index over the 15 flows is at "
+        "least 0.9",
+        check=_sfq_near_equal,
+    ),
+    Published(
+        "pacing narrows the gap to about 2x",
+        f"{PAPER}: with TCP pacing the 2-hop flow gets about 2 times less, against 7-8 without",
+        {"remedy": "pacing"},
+        "ratio_6_to_2",
         2.0,
         unit="x",
         uncertainty=0.5,
@@ -576,7 +773,7 @@ def plot_fat_tree(summary: Summary, published: Sequence[Published]) -> Figure:
     from ..report import figure
 
     t = summary.table
-    fig, (ax,) = figure(1, 8, 3.8)
+    fig, (ax,) = figure(1, max(8, 1.1 * len(t)), 3.8)
     x = range(len(t))
     w = 0.27
     for j, (hops, color) in enumerate(((2, "C3"), (4, "C1"), (6, "C0"))):
@@ -585,13 +782,195 @@ def plot_fat_tree(summary: Summary, published: Sequence[Published]) -> Figure:
             t[f"hop{hops}_mbps"].fillna(0),
             w,
             color=color,
-            label=f"{hops}-hop flows (mean per flow)",
+            label=f"senders {hops} hops away (mean per flow)",
         )
-    ax.set_xticks(list(x), list(t["case"]))
+    labels = []
+    for _, r in t.iterrows():
+        parts = [str(r[k]) for k in ("case", "paths", "remedy") if k in t.columns]
+        labels.append("\n".join(parts))
+    ax.set_xticks(list(x), labels, fontsize=7)
     ax.set_ylabel("throughput per flow (Mb/s)")
     ax.set_title("k = 4 fat tree, all flows to h0_0_0 (mean over seeds)", fontsize=9)
     ax.grid(True, axis="y", alpha=0.3)
     ax.legend(fontsize=7)
+    return fig
+
+
+# --------------------------------------------------------------------------
+# Port blackout: the drop-run histograms and the drop trace of the common
+# port (the report's joined tcpdump trace and its drop-sequence histogram).
+
+#: The trace keeps the common port's first arrivals: about 2.3 s at 100 Mb/s
+#: and 0.23 s at 1 Gb/s, enough to show runs and small enough to store.
+TRACE_ROWS = 20_000
+RUN_BUCKETS = [(1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 7, "4-7"), (8, 10**9, "8+")]
+
+
+def blackout_tasks(quick: bool) -> list[Task]:
+    out = []
+    duration = QUICK_DURATION_S if quick else DURATION_S
+    for rate in ("100Mbps", "1Gbps"):
+        for n in [12] if quick else [6, 12]:
+            sc = two_switch_scenario(n, rate=rate, duration_s=duration, seed=1)
+            sc["metrics"] = {
+                **sc["metrics"],
+                "drop_trace": "s0:recv",
+                "drop_trace_max_rows": TRACE_ROWS,
+            }
+            out.append(Task(sc, 1, {"rate": rate, "senders": n, "seed": 1}))
+    return out
+
+
+def _longest_a0_burst_run(trace: pd.DataFrame, max_gap_s: float) -> tuple[float, float, int]:
+    """Start and end time of port A's longest run of consecutive drops of
+    its own packets in the trace that arrived as one burst (no gap above
+    ``max_gap_s`` between them: a run that spans retransmission timeouts is
+    a different picture), and its length."""
+    a = trace[trace["input"] == "a0"]
+    best, cur, first, last = (0.0, 0.0, 0), 0, 0.0, -1.0
+    for t, admitted in zip(a["t_s"].to_numpy(), a["admitted"].to_numpy(), strict=True):
+        if admitted or (cur and t - last > max_gap_s):
+            cur = 0
+        if admitted:
+            continue
+        if cur == 0:
+            first = t
+        cur += 1
+        last = t
+        if cur > best[2]:
+            best = (first, t, cur)
+    return best
+
+
+def summarize_blackout(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
+    rows = []
+    excerpts = {}
+    for t, r in zip(tasks, results, strict=True):
+        dr = r.tables["drop_runs"]
+        dr = dr[(dr["node"] == "s0") & (dr["peer"] == "recv")]
+        pi = r.tables["port_inputs"]
+        pi = pi[(pi["node"] == "s0") & (pi["peer"] == "recv")].set_index("input")
+        port_runs = dr[dr["input"] == "*"]
+        port_single = float(port_runs.loc[port_runs["run_length"] == 1, "runs"].sum()) / max(
+            1.0, float(port_runs["runs"].sum())
+        )
+        for port, inp in (("A (lone)", "a0"), ("B (crowded)", "s1")):
+            d = dr[dr["input"] == inp]
+            row = {
+                **t.labels,
+                "port": port,
+                "arrivals": int(pi.loc[inp, "arrival_pkts"]) if inp in pi.index else 0,
+                "drops": int(pi.loc[inp, "drop_pkts"]) if inp in pi.index else 0,
+            }
+            row["drop_pct"] = 100.0 * row["drops"] / row["arrivals"] if row["arrivals"] else 0.0
+            total = int(d["input_runs"].sum())
+            for lo, hi, name in RUN_BUCKETS:
+                sel = d[(d["run_length"] >= lo) & (d["run_length"] <= hi)]
+                row[f"runs_{name}"] = int(sel["input_runs"].sum())
+            row["mean_run"] = row["drops"] / total if total else 0.0
+            row["longest_run"] = int(pi.loc[inp, "longest_input_run"]) if inp in pi.index else 0
+            row["port_single_pct"] = 100.0 * port_single
+            rows.append(row)
+        trace = r.drop_trace
+        packet_s = PACKET_BITS / _RATES_BPS[t.labels["rate"]]
+        t0, t1, n = _longest_a0_burst_run(trace, 10 * packet_s)
+        if n:
+            pad = max(t1 - t0, 1e-4) * 0.25
+            w = trace[(trace["t_s"] >= t0 - pad) & (trace["t_s"] <= t1 + pad)]
+            excerpts[(t.labels["rate"], t.labels["senders"])] = (w.head(400), n)
+    return Summary(pd.DataFrame(rows), extra=excerpts)
+
+
+def _runs_longer_on_lone_port(t: pd.DataFrame):
+    parts, ok = [], True
+    for (rate, n), g in t.groupby(["rate", "senders"], sort=False):
+        a = g[g["port"] == "A (lone)"].iloc[0]
+        b = g[g["port"] == "B (crowded)"].iloc[0]
+        multi = a["drops"] - a["runs_1"] if a["drops"] else 0
+        if int(n) == 12:
+            ok = ok and a["mean_run"] > b["mean_run"] and a["longest_run"] >= 2
+        parts.append(
+            f"{rate} 1 vs {n}: port A {a['drop_pct']:.1f} % dropped, own runs "
+            f"{a['mean_run']:.2f} long on average (longest {a['longest_run']}; "
+            f"{multi} drops in runs of 2 or more); port B {b['drop_pct']:.2f} %, runs "
+            f"{b['mean_run']:.2f} (longest {b['longest_run']})"
+        )
+    return ok, "; ".join(parts)
+
+
+BLACKOUT_PUBLISHED = [
+    Published(
+        "port blackout: runs of consecutive drops hit the lone port",
+        f"{PAPER} (Section 3.2, Figure 9 of the paper, Figure 1 of the report); issue 10's "
+        "statement of what the reproduction must show",
+        claim="in the 1-vs-12 case port A's packets are dropped in runs of two or more, "
+        "longer on average than port B's",
+        check=_runs_longer_on_lone_port,
+    ),
+    Published(
+        "the report: most drops are single",
+        f"{REPORT}: 'our aggregate drop counts show that most of the time the flows experience "
+        "drops in singles only'",
+        claim="counted at the port (a run ends at any admission), most runs are single drops",
+        check=lambda t: (
+            bool((t["port_single_pct"] > 50).all()),
+            "; ".join(
+                f"{r} 1 vs {n}: {g['port_single_pct'].iloc[0]:.1f} % of the port's runs are "
+                "single drops"
+                for (r, n), g in t.groupby(["rate", "senders"], sort=False)
+            ),
+        ),
+    ),
+]
+
+
+def plot_blackout(summary: Summary, published: Sequence[Published]) -> Figure:
+    from ..report import figure
+
+    t = summary.table
+    ex = summary.extra or {}
+    groups = list(t.groupby(["rate", "senders"], sort=False))
+    fig, axes = figure(2 * len(groups), 4.2 * len(groups), 6.8, rows=2)
+    for j, ((rate, n), g) in enumerate(groups):
+        ax = axes[j]
+        names = [b[2] for b in RUN_BUCKETS]
+        for k, (port, color) in enumerate((("A (lone)", "C3"), ("B (crowded)", "C0"))):
+            row = g[g["port"] == port].iloc[0]
+            counts = [row[f"runs_{nm}"] for nm in names]
+            ax.bar(
+                [i + (k - 0.5) * 0.4 for i in range(len(names))],
+                counts,
+                0.4,
+                color=color,
+                label=f"port {port}",
+            )
+        ax.set_yscale("symlog")
+        ax.set_xticks(range(len(names)), names)
+        ax.set_xlabel("length of an input's own run of drops (packets)")
+        ax.set_ylabel("runs")
+        ax.set_title(f"{rate}, 1 vs {n}: runs of consecutive drops", fontsize=9)
+        ax.legend(fontsize=7)
+        ax.grid(True, axis="y", alpha=0.3)
+        ax = axes[len(groups) + j]
+        e = ex.get((rate, n))
+        if e is None:
+            ax.set_axis_off()
+            continue
+        w, longest = e
+        for inp, y in (("a0", 1), ("s1", 0)):
+            rows = w[w["input"] == inp]
+            ok = rows[rows["admitted"] == 1]
+            dropped = rows[rows["admitted"] == 0]
+            ax.plot(ok["t_s"] * 1e3, [y] * len(ok), "o", ms=3, color="C2")
+            ax.plot(dropped["t_s"] * 1e3, [y] * len(dropped), "x", ms=5, color="C3")
+        ax.set_yticks([0, 1], ["B (s1)", "A (a0)"])
+        ax.set_ylim(-0.5, 1.5)
+        ax.set_xlabel("time (ms)")
+        ax.set_title(
+            f"{rate}, 1 vs {n}: trace at s0→recv, a run of {longest} (o in, x dropped)",
+            fontsize=8,
+        )
+        ax.grid(True, alpha=0.3)
     return fig
 
 
@@ -655,24 +1034,42 @@ EXPERIMENTS = [
         "those shapers is still to do).",
     ),
     Experiment(
+        name="blackout",
+        reproduces="NSDI'12 Fig. 9 (report Fig. 1, its joined trace and drop-sequence "
+        "histogram): runs of consecutive drops at the common port",
+        setup=_TWO_SWITCH_SETUP.format(what="6 or 12", rate="100 Mb/s and 1 Gb/s").replace(
+            "seeds 1-5", "seed 1"
+        )
+        + " Each input port's own runs of consecutive drops at s0's port toward recv (drops "
+        "of its packets with none of its packets admitted between) over the whole run, and "
+        f"the drop trace of that port ([metrics] drop_trace, its first {TRACE_ROWS:,} "
+        "arrivals: time, input port, flow, admitted or dropped), like the report's joined "
+        "tcpdump trace.",
+        tasks=blackout_tasks,
+        summarize=summarize_blackout,
+        published=BLACKOUT_PUBLISHED,
+        quick="1 vs 12 only, 2 s",
+        plot=plot_blackout,
+        notes="",
+    ),
+    Experiment(
         name="remedies",
-        reproduces="NSDI'12 Section 5 remedies at the switch: RED, SFQ (and DRR, HCF) at the "
-        "common port",
+        reproduces="NSDI'12 Section 5 remedies at the switch and the host: RED, SFQ (and "
+        "DRR, HCF) at the common port, TCP pacing",
         setup=_TWO_SWITCH_SETUP.format(what="12", rate="1 Gb/s")
-        + " The port of s0 toward recv runs drop-tail, RED (min 5, max 15 packets, weight "
-        "0.002, max_p 0.1, gentle), SFQ and DRR (1024 buckets sharing the 16 KiB) or HCF (its "
-        "defaults: K = 20, c0 = 1, dynamic period, HP and LP halves of the buffer).",
+        + " The port of s0 toward recv runs drop-tail; RED (min 5, max 15 packets, weight "
+        "0.002, max_p 0.1, gentle) with a 30-packet buffer ('red': max_th must fit in the "
+        "buffer) and in the study's 16 KiB ('red-16KiB', 10 packets: the average never "
+        "reaches max_th); SFQ and DRR (1024 buckets sharing the 16 KiB); HCF (its defaults: "
+        "K = 20, c0 = 1, dynamic period, HP and LP halves of the buffer); or drop-tail with "
+        "TCP pacing at every host ('pacing': Linux fq-style, 200 % of cwnd/SRTT in slow "
+        "start, 120 % in congestion avoidance).",
         tasks=remedy_tasks,
         summarize=summarize_two_switch,
         published=REMEDY_PUBLISHED,
         quick="seeds 1 and 2, 2 s",
         plot=plot_remedies,
-        notes="The Jain index over the 13 flows passes 0.9 with RED, SFQ, DRR and HCF, but "
-        "only HCF gives the lone flow its fair share (1.0 on every seed). Under SFQ and DRR "
-        "it gets a quarter of it (0.23-0.28), under RED under half: not explained yet. A "
-        "candidate to check: the lone sender is attached to s0 at line rate, so its window "
-        "arrives as a back-to-back burst and its bucket is the longest when SFQ and DRR "
-        "drop, while the 12 flows behind s1 arrive spaced by s1's port.",
+        notes="",
     ),
 ]
 
@@ -688,11 +1085,15 @@ EXPERIMENTS.append(
         "h0_0_1 (2 hops) and from 2, 6 or 12 hosts of the other pods (6 hops); and from all "
         "15 other hosts (1 two-hop, 2 four-hop from the receiver's pod, 12 six-hop). Linux "
         "hosts with min RTO 2 ms on 1 µs timers, send jitter of up to one packet time, 20 s, "
-        "seeds 1-5; hops and RTTs from the paths table.",
+        "seeds 1-5; hops and RTTs from the paths table. Every case runs twice: with the "
+        "study's shortest paths and with equal-length routing ([routing] paths = "
+        '"equal_length": every flow climbs to a core, so all 15 enter edge0_0 from its two '
+        "aggregation ports). Flows are grouped by how far their sender is from h0_0_0 on "
+        "shortest paths (2, 4 or 6 hops) under both routings.",
         tasks=fat_tree_tasks,
         summarize=summarize_fat_tree,
         published=FAT_TREE_PUBLISHED,
-        quick="15 to 1 only, seeds 1 and 2, 2 s",
+        quick="15 to 1 only, both routings, seeds 1 and 2, 2 s",
         plot=plot_fat_tree,
         notes="Investigation open. With all 15 hosts sending to one receiver the outcast is "
         "there: the 2-hop flow gets 6.3 Mb/s against 74.9 for the 6-hop flows and 29.2 for "
@@ -702,6 +1103,26 @@ EXPERIMENTS.append(
         "the 2-hop flow wins instead (970, 739, 383 Mb/s against 1.5, 38, 49 per 6-hop "
         "flow), the lock-in of the two-switch experiment going the other way; the report "
         "saw the 2-hop flow hog the link at first with 2 six-hop flows too.",
+    )
+)
+
+EXPERIMENTS.append(
+    Experiment(
+        name="fat-tree-remedies",
+        reproduces="NSDI'12 Section 5 in the fat tree: RED (the RTT bias returns, single "
+        "drops), SFQ, and TCP pacing, with 15 flows to one receiver",
+        setup="The fat tree of the fat-tree experiment, all 15 other hosts sending to "
+        "h0_0_0 with the study's routing; the receiver's edge port (edge0_0 toward h0_0_0) "
+        "runs drop-tail, RED (min 5, max 15 packets, weight 0.002) with a 30-packet buffer "
+        "or in the study's 16 KiB, or SFQ; or every host paces (Linux fq-style, 200 % / "
+        "120 % of cwnd/SRTT). The share of single drops counts, at that port, the runs of "
+        "consecutive drops each input port suffers. 20 s, seeds 1-5.",
+        tasks=fat_tree_remedy_tasks,
+        summarize=summarize_fat_tree,
+        published=FAT_TREE_REMEDY_PUBLISHED,
+        quick="seeds 1 and 2, 2 s",
+        plot=plot_fat_tree,
+        notes="",
     )
 )
 
