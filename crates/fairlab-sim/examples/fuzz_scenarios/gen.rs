@@ -585,6 +585,14 @@ fn generate(g: &mut G) -> Table {
         }
         sc.insert("host".into(), Value::Table(thin(g, h)));
     }
+    if g.chance(0.15) {
+        let mut w = Table::new();
+        w.insert(
+            "forwarding_jitter".into(),
+            g.sized(&["0us", "1us", "12us"], TIMES_BAD, TIMES_BIG),
+        );
+        sc.insert("switch".into(), Value::Table(w));
+    }
     if g.chance(0.6) {
         sc.insert("tcp".into(), Value::Table(tcp_table(g)));
     }

@@ -62,6 +62,9 @@ pub enum Event {
     Sample,
     /// Host `host` hands a packet (in the slab) to its NIC after its processing jitter.
     HostTx { host: NodeId, pkt: u32 },
+    /// A switch hands a packet come in over port `from` to its output
+    /// queue after its forwarding jitter.
+    Forward { from: PortId, pkt: u32 },
 }
 
 // Heap entries are a 16-byte key and the event: keep events at 12 bytes.
@@ -123,6 +126,11 @@ pub struct Simulation {
     jitter: Time,
     host_rng: Vec<Rng>,
     host_release: Vec<Time>,
+    /// Switch forwarding jitter: per input port, an RNG stream and the
+    /// last release time.
+    fwd_jitter: Time,
+    fwd_rng: Vec<Rng>,
+    fwd_release: Vec<Time>,
     /// Connections open with a three-way handshake (else established at once).
     pub handshake: bool,
     /// Workloads in start order (time, then index), and how many of them
@@ -193,6 +201,9 @@ impl Simulation {
             jitter: Time::ZERO,
             host_rng: Vec::new(),
             host_release: Vec::new(),
+            fwd_jitter: Time::ZERO,
+            fwd_rng: Vec::new(),
+            fwd_release: Vec::new(),
             handshake: true,
             start_order,
             started: 0,
@@ -223,6 +234,19 @@ impl Simulation {
             .map(|i| Rng::stream(seed, &[key, i]))
             .collect();
         self.host_release = vec![Time::ZERO; n];
+    }
+
+    /// Each packet a switch forwards reaches its output queue after a
+    /// uniform random delay in [0, `jitter`], in order per input port (see
+    /// `SwitchSpec::forwarding_jitter`). One RNG stream per port, derived
+    /// from `seed`.
+    pub fn set_forwarding_jitter(&mut self, jitter: Time, seed: u64, key: u64) {
+        self.fwd_jitter = jitter;
+        let n = self.net.ports.len();
+        self.fwd_rng = (0..n as u64)
+            .map(|i| Rng::stream(seed, &[key, i]))
+            .collect();
+        self.fwd_release = vec![Time::ZERO; n];
     }
 
     /// Simulated time at which the run ended.
@@ -304,7 +328,11 @@ impl Simulation {
             Event::Arrive { port, pkt } => {
                 let node = self.net.ports[port as usize].peer;
                 if self.net.nodes[node as usize].kind == NodeKind::Switch {
-                    self.forward(node, pkt, port);
+                    if self.fwd_jitter > Time::ZERO {
+                        self.delay_forward(port, pkt);
+                    } else {
+                        self.forward(node, pkt, port);
+                    }
                 } else {
                     let pkt = self.packets.take(pkt);
                     self.deliver(pkt);
@@ -323,6 +351,10 @@ impl Simulation {
                 self.apply_actions();
             }
             Event::Sample => self.sample_queues(),
+            Event::Forward { from, pkt } => {
+                let node = self.net.ports[from as usize].peer;
+                self.forward(node, pkt, from);
+            }
             Event::HostTx { host, pkt } => {
                 let out = self.net.route(host, self.packets.get(pkt));
                 if let Err(pkt) = self.enqueue(out, pkt, drops::HOST_INPUT) {

@@ -236,6 +236,18 @@ impl Simulation {
         }
     }
 
+    /// Packet `id`, come in over port `from`, reaches the switch's output
+    /// queue after its forwarding jitter, in order per input port.
+    #[inline(never)]
+    pub(super) fn delay_forward(&mut self, from: PortId, id: u32) {
+        let f = from as usize;
+        let now = self.events.now();
+        let d = Time(self.fwd_rng[f].below_inclusive(self.fwd_jitter.0));
+        let at = (now + d).max(self.fwd_release[f]);
+        self.fwd_release[f] = at;
+        self.events.schedule(at, Event::Forward { from, pkt: id });
+    }
+
     /// An endpoint on host `host` emits a packet; gives it back if the host's
     /// transmit queue refused it at once.
     #[inline]
@@ -288,9 +300,9 @@ impl Simulation {
         }
         for e in self.events.pending() {
             match e {
-                Event::Arrive { pkt, .. } | Event::HostTx { pkt, .. } => {
-                    n += u64::from(self.packets.get(*pkt).is_data())
-                }
+                Event::Arrive { pkt, .. }
+                | Event::HostTx { pkt, .. }
+                | Event::Forward { pkt, .. } => n += u64::from(self.packets.get(*pkt).is_data()),
                 _ => {}
             }
         }

@@ -658,6 +658,23 @@ impl Estimate {
                 8 * PS_PER_SEC * HEADERS,
             ));
         }
+        // Forwarding jitter holds each packet at a switch for up to the
+        // jitter: as many as the switch's input links deliver in that time,
+        // counted like an extra stretch of wire of that delay on every link.
+        let fwd = sc.switch.forwarding_jitter;
+        if fwd > Time::ZERO {
+            room = room.saturating_add(match topo {
+                super::TopologySpec::Star(t) => wire(t.rate, fwd, hosts),
+                super::TopologySpec::Dumbbell(t) => {
+                    wire(t.rate, fwd, hosts).saturating_add(wire(t.bottleneck_rate, fwd, 1))
+                }
+                _ => topo.graph().map_or(0, |g| {
+                    g.links
+                        .iter()
+                        .fold(0u64, |a, l| a.saturating_add(wire(l.rate, fwd, 1)))
+                }),
+            });
+        }
         let held = room.min(est.packets().saturating_mul(2));
         est.memory.push(Term {
             value: held.saturating_mul(PACKET_BYTES),

@@ -22,6 +22,7 @@ pub mod metrics;
 pub(crate) mod names;
 pub mod queues;
 pub mod routing;
+pub mod switches;
 mod tagged;
 pub mod tcp;
 pub mod topology;
@@ -38,6 +39,7 @@ pub use queues::{
     QueueSpec, RedSpec, SfqSpec,
 };
 pub use routing::{PathsName, RoutingSpec, SelectionName};
+pub use switches::SwitchSpec;
 pub use tcp::{CcName, Clock, ProfileName, Resolution, RtoDelay, TcpSettings, TcpSpec};
 pub use topology::{
     DumbbellSpec, ExplicitSpec, FatTreeSpec, HostList, LeafSpineSpec, LinkEntry, OutcastSpec,
@@ -79,6 +81,8 @@ pub struct Scenario {
     pub host: HostSpec,
     #[serde(default, skip_serializing_if = "RoutingSpec::is_default")]
     pub routing: RoutingSpec,
+    #[serde(default, skip_serializing_if = "SwitchSpec::is_default")]
+    pub switch: SwitchSpec,
     #[serde(default)]
     pub tcp: TcpSpec,
     #[serde(default, rename = "workload")]
@@ -414,6 +418,7 @@ impl Scenario {
         self.routing
             .validate(&switch_set, &switches, &self.topology)?;
         limits::check_time("host.send_jitter", self.host.send_jitter)?;
+        limits::check_time("switch.forwarding_jitter", self.switch.forwarding_jitter)?;
         {
             let nodes: Vec<&str> = hosts
                 .iter()

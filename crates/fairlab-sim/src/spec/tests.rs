@@ -425,6 +425,11 @@ fn times_past_the_largest_are_refused_so_no_sum_wraps() {
         &bulk_with("[host]\nsend_jitter = \"1000001s\""),
         "host.send_jitter",
     );
+    rejected_at(
+        &bulk_with("[switch]\nforwarding_jitter = \"1000001s\""),
+        "switch.forwarding_jitter",
+    );
+    rejected_at(&bulk_with("[switch]\njitter = \"1us\""), "switch.jitter");
 }
 
 #[test]

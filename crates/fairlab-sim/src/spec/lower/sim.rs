@@ -160,6 +160,7 @@ const RNG_QUEUE: u64 = 4;
 const RNG_UDP: u64 = 5;
 const RNG_NIC: u64 = 6;
 const RNG_ECMP: u64 = 7;
+const RNG_SWITCH: u64 = 8;
 
 /// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
@@ -540,6 +541,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     );
     if sc.host.send_jitter > Time::ZERO {
         sim.set_host_jitter(sc.host.send_jitter, seed, RNG_HOST);
+    }
+    if sc.switch.forwarding_jitter > Time::ZERO {
+        sim.set_forwarding_jitter(sc.switch.forwarding_jitter, seed, RNG_SWITCH);
     }
     if let Some((a, b)) = sc
         .metrics
