@@ -1,0 +1,52 @@
+"""The hash-cast probability model: exact counting against brute force and
+Monte Carlo."""
+
+import itertools
+from fractions import Fraction
+
+import pytest
+from fairlab import hashcast
+
+
+def brute_force(flows: int, queues: int, r: float) -> Fraction:
+    hit = 0
+    for a in itertools.product(range(queues), repeat=flows):
+        counts = [c for c in (a.count(q) for q in range(queues)) if c]
+        hit += max(counts) >= r * min(counts)
+    return Fraction(hit, queues**flows)
+
+
+@pytest.mark.parametrize(("flows", "queues"), [(1, 1), (3, 2), (5, 4), (6, 3), (5, 6)])
+def test_exact_counting_equals_enumerating_every_assignment(flows, queues):
+    for r in (1, 1.5, 2, 3):
+        assert hashcast.exact(flows, queues, r) == brute_force(flows, queues, r)
+
+
+def test_distribution_sums_to_one_and_five_flows_on_eight_queues_is_mostly_ratio_two():
+    d = hashcast.distribution(5, 8)
+    assert sum(d.values()) == 1
+    # The source's "2 (often) or 3 (seldom)": 2 is the likeliest outcome,
+    # 3 occurs less often, and all five alone (RT 1) is the rest.
+    assert max(d, key=d.get) == 2
+    assert 0 < d[Fraction(3)] < d[Fraction(2)]
+    assert d[Fraction(1)] == Fraction(8 * 7 * 6 * 5 * 4, 8**5)
+
+
+def test_monte_carlo_agrees_with_exact_within_four_standard_errors():
+    for flows, queues in [(5, 6), (10, 8), (20, 16)]:
+        want = float(hashcast.exact(flows, queues, 2))
+        est = hashcast.monte_carlo(flows, queues, 2, trials=40_000, seed=3)
+        assert abs(est.p - want) <= 4 * est.stderr + 1e-12, (flows, queues, est, want)
+
+
+def test_decimal_thresholds_are_taken_as_written():
+    # 6/5 exactly: occupancies 6 and 5 reach RT 1.2.
+    assert hashcast.ratio_threshold((6, 5)) >= hashcast._frac(1.2)
+    assert hashcast.exact(11, 2, 1.2) > 0
+
+
+def test_bad_counts_are_refused_with_the_field_named():
+    with pytest.raises(ValueError, match="^flows: 0 is not allowed"):
+        hashcast.exact(0, 4, 2)
+    with pytest.raises(ValueError, match="^queues: 0 is not allowed"):
+        hashcast.monte_carlo(3, 0, 2)
