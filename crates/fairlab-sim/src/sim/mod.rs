@@ -126,6 +126,8 @@ pub struct Simulation {
     jitter: Time,
     host_rng: Vec<Rng>,
     host_release: Vec<Time>,
+    /// Per port, what a packet reaching its far end meets (see `Arrival`).
+    arrive: Vec<Arrival>,
     /// Switch forwarding jitter: per input port, an RNG stream and the
     /// last release time.
     fwd_jitter: Time,
@@ -137,6 +139,18 @@ pub struct Simulation {
     /// have had their start scheduled.
     start_order: Vec<u32>,
     started: usize,
+}
+
+/// What a packet meets at the far end of a port, resolved once per port so
+/// that an arrival reads one entry instead of the port and then its peer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Arrival {
+    /// The host it is delivered to.
+    Host,
+    /// The switch that forwards it at once.
+    Switch(NodeId),
+    /// A switch that forwards it after its forwarding jitter.
+    Delayed,
 }
 
 impl Simulation {
@@ -170,8 +184,17 @@ impl Simulation {
             series.flow_bins = vec![Vec::new(); endpoints.len()];
         }
         let drops = drops::DropTally::new(&net.ports, net.nodes.len(), 2 * endpoints.len());
+        let arrive = net
+            .ports
+            .iter()
+            .map(|p| match net.nodes[p.peer as usize].kind {
+                NodeKind::Switch => Arrival::Switch(p.peer),
+                NodeKind::Host => Arrival::Host,
+            })
+            .collect();
         let mut sim = Simulation {
             drops,
+            arrive,
             tx: net
                 .ports
                 .iter()
@@ -242,6 +265,11 @@ impl Simulation {
     /// from `seed`.
     pub fn set_forwarding_jitter(&mut self, jitter: Time, seed: u64, key: u64) {
         self.fwd_jitter = jitter;
+        for a in &mut self.arrive {
+            if matches!(a, Arrival::Switch(_)) {
+                *a = Arrival::Delayed;
+            }
+        }
         let n = self.net.ports.len();
         self.fwd_rng = (0..n as u64)
             .map(|i| Rng::stream(seed, &[key, i]))
@@ -325,19 +353,14 @@ impl Simulation {
                 self.tx[p as usize].state = TxState::Idle;
                 self.start_tx(p);
             }
-            Event::Arrive { port, pkt } => {
-                let node = self.net.ports[port as usize].peer;
-                if self.net.nodes[node as usize].kind == NodeKind::Switch {
-                    if self.fwd_jitter > Time::ZERO {
-                        self.delay_forward(port, pkt);
-                    } else {
-                        self.forward(node, pkt, port);
-                    }
-                } else {
+            Event::Arrive { port, pkt } => match self.arrive[port as usize] {
+                Arrival::Switch(node) => self.forward(node, pkt, port),
+                Arrival::Host => {
                     let pkt = self.packets.take(pkt);
                     self.deliver(pkt);
                 }
-            }
+                Arrival::Delayed => self.delay_forward(port, pkt),
+            },
             Event::Timer { endpoint, token } => self.on_timer(endpoint, token),
             Event::Start { workload } => {
                 self.next_start();
