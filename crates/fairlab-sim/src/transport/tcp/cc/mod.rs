@@ -6,13 +6,13 @@
 //! algorithm decides how the window grows on ACKs and how far it falls on a
 //! loss, a timeout or an ECN echo.
 
-mod bic;
+mod bic_paper;
 mod cubic;
 mod dctcp;
 mod newreno;
 mod vegas;
 
-pub use bic::Bic;
+pub use bic_paper::BicPaper;
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use newreno::NewReno;
@@ -29,8 +29,11 @@ pub enum CcKind {
     NewReno,
     /// RFC 9438.
     Cubic,
-    /// Xu, Harfoush, Rhee, INFOCOM 2004.
+    /// Xu, Harfoush, Rhee, INFOCOM 2004 (for now the paper's rules, as
+    /// `BicPaper`).
     Bic,
+    /// Xu, Harfoush, Rhee, INFOCOM 2004: the paper's rules.
+    BicPaper,
     /// Brakmo and Peterson, IEEE JSAC 1995.
     Vegas,
     /// RFC 8257.
@@ -38,11 +41,12 @@ pub enum CcKind {
 }
 
 impl CcKind {
-    pub const ALL: [CcKind; 6] = [
+    pub const ALL: [CcKind; 7] = [
         CcKind::Reno,
         CcKind::NewReno,
         CcKind::Cubic,
         CcKind::Bic,
+        CcKind::BicPaper,
         CcKind::Vegas,
         CcKind::Dctcp,
     ];
@@ -53,6 +57,7 @@ impl CcKind {
             CcKind::NewReno => "newreno",
             CcKind::Cubic => "cubic",
             CcKind::Bic => "bic",
+            CcKind::BicPaper => "bic_paper",
             CcKind::Vegas => "vegas",
             CcKind::Dctcp => "dctcp",
         }
@@ -123,7 +128,7 @@ pub trait CongestionControl {
 pub enum Cc {
     NewReno(NewReno),
     Cubic(Cubic),
-    Bic(Bic),
+    BicPaper(BicPaper),
     Vegas(Vegas),
     Dctcp(Dctcp),
 }
@@ -135,7 +140,7 @@ impl Cc {
         match kind {
             CcKind::Reno | CcKind::NewReno => Cc::NewReno(NewReno),
             CcKind::Cubic => Cc::Cubic(Cubic::new()),
-            CcKind::Bic => Cc::Bic(Bic::new(mss)),
+            CcKind::Bic | CcKind::BicPaper => Cc::BicPaper(BicPaper::new(mss)),
             CcKind::Vegas => Cc::Vegas(Vegas::new(mss)),
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(mss)),
         }
@@ -155,7 +160,7 @@ macro_rules! dispatch {
         match $self {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
-            Cc::Bic($c) => $e,
+            Cc::BicPaper($c) => $e,
             Cc::Vegas($c) => $e,
             Cc::Dctcp($c) => $e,
         }

@@ -6,6 +6,7 @@
 //! steps that grow as in slow start (max probing). Below `low_window` BIC is
 //! Reno. The rules are the paper's; parameter values are those of Linux's
 //! tcp_bic.c (whose per-ACK search differs, see `increment_per_rtt`).
+//! `cc = "bic_paper"`.
 //!
 //! The increase is decided once per RTT, as in the paper: a round starts on
 //! the first congestion-avoidance ACK and ends when snd_una passes the snd_nxt
@@ -28,7 +29,7 @@ pub const S_MAX: f64 = 16.0;
 pub const S_MIN: f64 = 0.01;
 
 #[derive(Clone, Debug)]
-pub struct Bic {
+pub struct BicPaper {
     mss: u64,
     /// The window at the last loss (segments), lowered by fast convergence;
     /// 0 before any loss.
@@ -44,9 +45,9 @@ pub struct Bic {
     written: u64,
 }
 
-impl Bic {
-    pub fn new(mss: u64) -> Bic {
-        Bic {
+impl BicPaper {
+    pub fn new(mss: u64) -> BicPaper {
+        BicPaper {
             mss,
             w_max: 0.0,
             round_end: None,
@@ -92,7 +93,7 @@ impl Bic {
     }
 }
 
-impl CongestionControl for Bic {
+impl CongestionControl for BicPaper {
     fn on_ack(&mut self, w: &mut Window, ack: &AckEvent) {
         if w.in_slow_start() {
             // RFC 5681 (3.1) slow start, as Linux's BIC.
@@ -145,7 +146,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     /// A loss at `segs` and the recovery that leaves cwnd = ssthresh.
-    fn loss_at(b: &mut Bic, w: &mut Window, segs: f64) {
+    fn loss_at(b: &mut BicPaper, w: &mut Window, segs: f64) {
         w.cwnd = (segs * MSS as f64) as u64;
         w.ssthresh = b.ssthresh_after_loss(w, w.cwnd, Time::ZERO);
         w.cwnd = w.ssthresh;
@@ -161,7 +162,7 @@ mod tests {
 
     /// One RTT of full-sized ACKs covering one window of bytes (`seq` is
     /// snd_una, advanced); returns the window afterwards, in segments.
-    fn round(b: &mut Bic, w: &mut Window, seq: &mut u64) -> f64 {
+    fn round(b: &mut BicPaper, w: &mut Window, seq: &mut u64) -> f64 {
         let flight = w.cwnd;
         let nxt = *seq + flight;
         let mut left = flight;
@@ -180,7 +181,7 @@ mod tests {
 
     #[test]
     fn below_low_window_it_halves_like_reno_and_adds_one_per_rtt() {
-        let mut b = Bic::new(MSS);
+        let mut b = BicPaper::new(MSS);
         let mut w = window();
         loss_at(&mut b, &mut w, 10.0);
         assert_eq!(w.cwnd, 5 * MSS);
@@ -191,7 +192,7 @@ mod tests {
 
     #[test]
     fn binary_search_moves_halfway_to_w_max_each_rtt() {
-        let mut b = Bic::new(MSS);
+        let mut b = BicPaper::new(MSS);
         let mut w = window();
         loss_at(&mut b, &mut w, 100.0);
         // ssthresh = 100 * 819 / 1024 = 79.98 segments.
@@ -211,7 +212,7 @@ mod tests {
 
     #[test]
     fn far_below_w_max_the_step_is_s_max() {
-        let mut b = Bic::new(MSS);
+        let mut b = BicPaper::new(MSS);
         let mut w = window();
         loss_at(&mut b, &mut w, 500.0);
         // 399.9 segments; halfway to 500 would be +50: additive increase of
@@ -230,7 +231,7 @@ mod tests {
 
     #[test]
     fn near_w_max_the_step_is_s_min() {
-        let mut b = Bic::new(MSS);
+        let mut b = BicPaper::new(MSS);
         let mut w = window();
         loss_at(&mut b, &mut w, 100.0);
         assert_eq!(b.increment_per_rtt(99.99), S_MIN);
@@ -240,7 +241,7 @@ mod tests {
 
     #[test]
     fn max_probing_above_w_max_grows_1_2_4_8_then_s_max() {
-        let mut b = Bic::new(MSS);
+        let mut b = BicPaper::new(MSS);
         let mut w = window();
         loss_at(&mut b, &mut w, 100.0);
         w.cwnd = 100 * MSS; // the search has reached W_max
@@ -255,7 +256,7 @@ mod tests {
 
     #[test]
     fn fast_convergence_remembers_a_lower_maximum() {
-        let mut b = Bic::new(MSS);
+        let mut b = BicPaper::new(MSS);
         let mut w = window();
         loss_at(&mut b, &mut w, 100.0);
         loss_at(&mut b, &mut w, 90.0);
@@ -267,7 +268,7 @@ mod tests {
 
     #[test]
     fn a_loss_restarts_the_round_from_the_reduced_window() {
-        let mut b = Bic::new(MSS);
+        let mut b = BicPaper::new(MSS);
         let mut w = window();
         loss_at(&mut b, &mut w, 100.0);
         let mut seq = 0;
