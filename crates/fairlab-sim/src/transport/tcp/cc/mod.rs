@@ -100,11 +100,24 @@ pub struct AckEvent {
     /// snd_una after this ACK, and snd_nxt: for per-window bookkeeping.
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The connection was in Linux's TCP_CA_Open state when the ACK
+    /// arrived: no fast recovery under way, snd_una at or past the recovery
+    /// point of the last recovery, timeout (TCP_CA_Loss) and ECN or
+    /// local-congestion reduction (TCP_CA_CWR), and no duplicate ACK or
+    /// SACKed data since the last ACK of new data (TCP_CA_Disorder). Linux's
+    /// `pkts_acked` hooks sample only then (tcp_bic.c `bictcp_acked`).
+    pub ca_open: bool,
 }
 
 pub trait CongestionControl {
     /// New data acknowledged outside loss recovery.
     fn on_ack(&mut self, w: &mut Window, ack: &AckEvent);
+
+    /// Every ACK of new data, in any state (fast recovery and after a
+    /// timeout too), before the socket runs its recovery and calls `on_ack`:
+    /// Linux's `pkts_acked` (called from `tcp_clean_rtx_queue`, before
+    /// `cong_avoid`). By default nothing.
+    fn on_packets_acked(&mut self, _w: &Window, _ack: &AckEvent) {}
 
     /// The new ssthresh when duplicate ACKs (or SACK) reveal a loss with
     /// `flight` bytes outstanding. The socket then enters fast recovery.
@@ -112,7 +125,14 @@ pub trait CongestionControl {
 
     /// The new ssthresh after a retransmission timeout (the socket then sets
     /// cwnd to one segment). By default, as for a loss.
-    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time) -> u64 {
+    ///
+    /// `fresh`: no reduction has been made inside the current window yet:
+    /// the connection was open (no fast recovery, no earlier timeout or ECN
+    /// reduction whose recovery point snd_una has not reached), or data has
+    /// been acknowledged since the last timeout. Linux's `tcp_enter_loss`
+    /// asks the algorithm for ssthresh only then and otherwise keeps it
+    /// (tcp_input.c); the default ignores it.
+    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time, _fresh: bool) -> u64 {
         self.ssthresh_after_loss(w, flight, now)
     }
 
@@ -177,8 +197,12 @@ impl CongestionControl for Cc {
         dispatch!(self, c => c.ssthresh_after_loss(w, flight, now))
     }
     #[inline]
-    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time) -> u64 {
-        dispatch!(self, c => c.ssthresh_after_timeout(w, flight, now))
+    fn on_packets_acked(&mut self, w: &Window, ack: &AckEvent) {
+        dispatch!(self, c => c.on_packets_acked(w, ack))
+    }
+    #[inline]
+    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time, fresh: bool) -> u64 {
+        dispatch!(self, c => c.ssthresh_after_timeout(w, flight, now, fresh))
     }
     #[inline]
     fn handles_ecn(&self) -> bool {
@@ -208,6 +232,7 @@ pub(crate) mod testing {
             ece: false,
             snd_una,
             snd_nxt,
+            ca_open: true,
         }
     }
 }

@@ -897,3 +897,27 @@ fn pacing_divides_by_the_exact_rtt_even_on_a_jiffy_clock() {
     s.on_timer(d, &mut out);
     assert_eq!(data_seqs(&out), vec![seg(1)]);
 }
+
+#[test]
+fn linux_ca_open_ends_with_a_duplicate_ack_or_a_timeout_until_snd_una_passes_recover() {
+    let mut out = Vec::new();
+    let mut s = established(cfg(), 40, &mut out);
+    let t = Time::from_us(200);
+    assert!(s.ca_open());
+    s.on_segment(t, &ack(seg(1)), &mut out);
+    assert!(s.ca_open());
+    // A duplicate: TCP_CA_Disorder until the next ACK of new data.
+    s.on_segment(t, &ack(seg(1)), &mut out);
+    assert!(!s.ca_open());
+    s.on_segment(t, &ack(seg(2)), &mut out);
+    assert!(s.ca_open());
+    // A timeout: TCP_CA_Loss until everything sent before it is acked.
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    let recover = s.snd_max;
+    assert!(!s.ca_open());
+    s.on_segment(d + Time::from_us(100), &ack(seg(3)), &mut out);
+    assert!(!s.ca_open());
+    s.on_segment(d + Time::from_us(200), &ack(recover), &mut out);
+    assert!(s.ca_open());
+}
