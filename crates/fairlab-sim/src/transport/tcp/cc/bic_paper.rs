@@ -5,8 +5,8 @@
 //! increase) and at least S_min; above W_max, probe for a new maximum with
 //! steps that grow as in slow start (max probing). Below `low_window` BIC is
 //! Reno. The rules are the paper's; parameter values are those of Linux's
-//! tcp_bic.c (whose per-ACK search differs, see `increment_per_rtt`).
-//! `cc = "bic_paper"`.
+//! tcp_bic.c (whose per-ACK search differs, see `increment_per_rtt`; Linux's
+//! BIC is `bic.rs`). `cc = "bic_paper"`.
 //!
 //! The increase is decided once per RTT, as in the paper: a round starts on
 //! the first congestion-avoidance ACK and ends when snd_una passes the snd_nxt

@@ -6,12 +6,14 @@
 //! algorithm decides how the window grows on ACKs and how far it falls on a
 //! loss, a timeout or an ECN echo.
 
+mod bic;
 mod bic_paper;
 mod cubic;
 mod dctcp;
 mod newreno;
 mod vegas;
 
+pub use bic::Bic;
 pub use bic_paper::BicPaper;
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
@@ -29,8 +31,7 @@ pub enum CcKind {
     NewReno,
     /// RFC 9438.
     Cubic,
-    /// Xu, Harfoush, Rhee, INFOCOM 2004 (for now the paper's rules, as
-    /// `BicPaper`).
+    /// BIC as Linux's tcp_bic.c (2.6.32-3.x) runs it.
     Bic,
     /// Xu, Harfoush, Rhee, INFOCOM 2004: the paper's rules.
     BicPaper,
@@ -148,6 +149,7 @@ pub trait CongestionControl {
 pub enum Cc {
     NewReno(NewReno),
     Cubic(Cubic),
+    Bic(Bic),
     BicPaper(BicPaper),
     Vegas(Vegas),
     Dctcp(Dctcp),
@@ -160,7 +162,8 @@ impl Cc {
         match kind {
             CcKind::Reno | CcKind::NewReno => Cc::NewReno(NewReno),
             CcKind::Cubic => Cc::Cubic(Cubic::new()),
-            CcKind::Bic | CcKind::BicPaper => Cc::BicPaper(BicPaper::new(mss)),
+            CcKind::Bic => Cc::Bic(Bic::new()),
+            CcKind::BicPaper => Cc::BicPaper(BicPaper::new(mss)),
             CcKind::Vegas => Cc::Vegas(Vegas::new(mss)),
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(mss)),
         }
@@ -180,6 +183,7 @@ macro_rules! dispatch {
         match $self {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
+            Cc::Bic($c) => $e,
             Cc::BicPaper($c) => $e,
             Cc::Vegas($c) => $e,
             Cc::Dctcp($c) => $e,
