@@ -907,7 +907,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     i.add_argument(
         "--tcp",
-        choices=["reno", "newreno", "cubic", "bic", "vegas", "dctcp"],
+        choices=["reno", "newreno", "cubic", "bic", "bic_paper", "vegas", "dctcp"],
         default=None,
         help="congestion control (default newreno)",
     )

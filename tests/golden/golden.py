@@ -72,7 +72,7 @@ def _scenarios() -> list[tuple[str, dict[str, Any], int | None]]:
         )
         out.append((f"short/{disc}", sc, 1))
     # Every congestion control on a dumbbell, with and without SACK.
-    for cc in ("reno", "newreno", "cubic", "bic", "vegas", "dctcp"):
+    for cc in ("reno", "newreno", "cubic", "bic", "bic_paper", "vegas", "dctcp"):
         for sack in (False, True):
             sc = scenarios.dumbbell(
                 4,

@@ -194,7 +194,7 @@ def test_bulk_dumbbell_has_nan_incast_goodput():
 
 
 def test_every_algorithm_runs_and_names_itself():
-    for cc in ["reno", "newreno", "cubic", "bic", "vegas", "dctcp"]:
+    for cc in ["reno", "newreno", "cubic", "bic", "bic_paper", "vegas", "dctcp"]:
         sc = scenarios.dumbbell(2, duration="20ms", tcp=cc, sack=cc == "cubic")
         res = fairlab.simulate(sc)
         want = cc + ("+sack" if cc == "cubic" else "")

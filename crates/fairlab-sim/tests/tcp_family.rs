@@ -6,7 +6,15 @@
 use fairlab_sim::metrics::{Column, RunResult};
 use fairlab_sim::Scenario;
 
-const ALGOS: [&str; 6] = ["reno", "newreno", "cubic", "bic", "vegas", "dctcp"];
+const ALGOS: [&str; 7] = [
+    "reno",
+    "newreno",
+    "cubic",
+    "bic",
+    "bic_paper",
+    "vegas",
+    "dctcp",
+];
 
 /// `flows` bulk flows on a 100 Mb/s dumbbell with a 1 ms RTT (1 Gb/s access
 /// links, 50 us each way; 400 us each way on the bottleneck) and a drop-tail

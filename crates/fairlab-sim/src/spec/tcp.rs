@@ -36,6 +36,8 @@ named_enum! {
         Cubic = "cubic",
         /// Xu, Harfoush, Rhee, INFOCOM 2004.
         Bic = "bic",
+        /// The INFOCOM 2004 paper's rules.
+        BicPaper = "bic_paper",
         /// Brakmo and Peterson, IEEE JSAC 1995.
         Vegas = "vegas",
         /// RFC 8257.

@@ -303,7 +303,7 @@ fn enum_errors_list_the_allowed_values() {
         (
             "[tcp]\ncc = \"hybla\"",
             "tcp.cc",
-            "reno, newreno, cubic, bic, vegas, dctcp",
+            "reno, newreno, cubic, bic, bic_paper, vegas, dctcp",
         ),
         (
             "[tcp]\nprofile = \"bsd\"",
@@ -714,6 +714,17 @@ fn an_incasts_response_jitter_lengthens_the_run_the_series_are_sized_for() {
     let text = GOOD.replace("rounds = 2", "rounds = 2\nresponse_jitter = \"1000000s\"")
         + "[metrics]\nqueue_sample = \"50us\"\n";
     rejected_at(&text, "metrics.queue_sample");
+}
+
+#[test]
+fn every_cc_name_parses_and_lowers_to_the_simulators_algorithm_of_that_name() {
+    for &c in tcp::CcName::ALL {
+        let sc = Scenario::from_toml_str(&bulk_with(&format!("[tcp]\ncc = \"{c}\""))).unwrap();
+        let r = sc.resolve().unwrap();
+        assert_eq!(r.tcp.cc, c);
+        assert_eq!(lower::sim::tcp_config(&r.tcp).cc.name(), c.name());
+    }
+    assert_eq!(tcp::CcName::parse("bic_paper"), Some(tcp::CcName::BicPaper));
 }
 
 #[test]

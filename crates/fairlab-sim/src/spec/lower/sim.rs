@@ -39,6 +39,7 @@ fn cc(c: CcName) -> CcKind {
         CcName::NewReno => CcKind::NewReno,
         CcName::Cubic => CcKind::Cubic,
         CcName::Bic => CcKind::Bic,
+        CcName::BicPaper => CcKind::BicPaper,
         CcName::Vegas => CcKind::Vegas,
         CcName::Dctcp => CcKind::Dctcp,
     }

@@ -900,6 +900,9 @@ impl TcpSocket {
         if ack > self.snd_max {
             return; // Acknowledges data never sent: ignore (RFC 793).
         }
+        // Linux's congestion state as this ACK finds it, before its SACK
+        // blocks and ECN-Echo are taken in.
+        let ca_open = self.ca_open();
         let window_changed = seg.wnd != self.peer_wnd;
         self.peer_wnd = seg.wnd;
         let ece = seg.has(flags::ECE);
@@ -925,7 +928,7 @@ impl TcpSocket {
         }
 
         if ack > self.snd_una {
-            self.new_ack(now, seg, ece, ecn_reduced, out);
+            self.new_ack(now, seg, ece, ecn_reduced, ca_open, out);
             return;
         }
 
@@ -947,12 +950,24 @@ impl TcpSocket {
         }
     }
 
+    /// Linux's TCP_CA_Open (see [`AckEvent::ca_open`]): not in fast
+    /// recovery, snd_una past the recovery point of the last recovery,
+    /// timeout and ECN (or local-congestion) reduction, and no duplicate ACK
+    /// or SACKed data since the last ACK of new data.
+    fn ca_open(&self) -> bool {
+        !self.in_recovery
+            && self.snd_una >= self.recover.max(self.ecn_recover)
+            && self.dupacks == 0
+            && self.scoreboard.ranges().is_empty()
+    }
+
     fn new_ack(
         &mut self,
         now: Time,
         seg: &Packet,
         ece: bool,
         ecn_reduced: bool,
+        ca_open: bool,
         out: &mut Vec<Packet>,
     ) {
         let ack = seg.ack;
@@ -991,6 +1006,18 @@ impl TcpSocket {
         if self.high_rxt < ack {
             self.high_rxt = ack;
         }
+        let ev = AckEvent {
+            now,
+            acked,
+            flight: flight_before,
+            rtt,
+            min_rtt: self.min_rtt.get(),
+            ece,
+            snd_una: self.snd_una,
+            snd_nxt: self.snd_nxt,
+            ca_open,
+        };
+        self.cc.on_packets_acked(&self.window(), &ev);
         if self.in_recovery {
             match self.recovery_kind {
                 Recovery::Reno => {
@@ -1035,16 +1062,6 @@ impl TcpSocket {
             let grow = !self.cfg.cwnd_validation || self.cwnd_limited(flight_before);
             // DCTCP must see every ECE, even when the window may not grow.
             if grow || (ece && self.cc.handles_ecn()) {
-                let ev = AckEvent {
-                    now,
-                    acked,
-                    flight: flight_before,
-                    rtt,
-                    min_rtt: self.min_rtt.get(),
-                    ece,
-                    snd_una: self.snd_una,
-                    snd_nxt: self.snd_nxt,
-                };
                 let cwnd = self.cwnd;
                 if !self.cfg.slow_start && self.cwnd < self.ssthresh {
                     // Without slow start (ns-2's max_ssthresh_ = 1, RFC
@@ -1371,8 +1388,18 @@ impl TcpSocket {
             self.stats.timeouts_window += 1;
         }
         let flight = self.snd_max - self.snd_una;
+        // Linux's tcp_enter_loss reduces ssthresh only if no reduction was
+        // made inside this window: the connection was open (or in
+        // TCP_CA_Disorder), or, after an earlier timeout, data has been
+        // acknowledged since (icsk_retransmits is 0; `consecutive_timeouts`
+        // counts this one). The algorithm decides whether to use this.
+        let fresh = !self.in_recovery
+            && self.snd_una >= self.ecn_recover
+            && (self.snd_una >= self.recover || self.consecutive_timeouts == 1);
         // RFC 5681 (3.1) eq. (4), then the loss window of one segment.
-        self.ssthresh = self.cc.ssthresh_after_timeout(&self.window(), flight, now);
+        self.ssthresh = self
+            .cc
+            .ssthresh_after_timeout(&self.window(), flight, now, fresh);
         self.cwnd = self.mss();
         // RFC 6582 (3.2) step 1 after a timeout: remember the highest byte sent.
         self.recover = self.snd_max;

@@ -201,7 +201,13 @@ impl CongestionControl for Cubic {
     /// RFC 9438 (4.8): ssthresh as for a loss (4.6); the socket then sets
     /// cwnd to one segment and slow start follows; the next congestion
     /// avoidance stage starts the curve at its own window with K = 0.
-    fn ssthresh_after_timeout(&mut self, w: &Window, _flight: u64, _now: Time) -> u64 {
+    fn ssthresh_after_timeout(
+        &mut self,
+        w: &Window,
+        _flight: u64,
+        _now: Time,
+        _fresh: bool,
+    ) -> u64 {
         let s = self.on_congestion(w);
         self.after_timeout = true;
         s
@@ -400,7 +406,7 @@ mod tests {
     fn timeout_restarts_the_curve_at_the_window_where_avoidance_begins() {
         let mut c = Cubic::new();
         let mut w = window(100);
-        w.ssthresh = c.ssthresh_after_timeout(&w, 100 * MSS, Time::ZERO);
+        w.ssthresh = c.ssthresh_after_timeout(&w, 100 * MSS, Time::ZERO, true);
         assert_eq!(w.ssthresh, 70 * MSS);
         w.cwnd = MSS;
         let rtt = Time::from_ms(1);

@@ -231,7 +231,10 @@ mod tests {
         let mut d = Dctcp::new(MSS);
         let w = window(20, 100);
         assert_eq!(d.ssthresh_after_loss(&w, 20 * MSS, Time::ZERO), 10 * MSS);
-        assert_eq!(d.ssthresh_after_timeout(&w, 3 * MSS, Time::ZERO), 2 * MSS);
+        assert_eq!(
+            d.ssthresh_after_timeout(&w, 3 * MSS, Time::ZERO, true),
+            2 * MSS
+        );
         assert!(d.handles_ecn());
     }
 }

@@ -7,12 +7,14 @@
 //! loss, a timeout or an ECN echo.
 
 mod bic;
+mod bic_paper;
 mod cubic;
 mod dctcp;
 mod newreno;
 mod vegas;
 
 pub use bic::Bic;
+pub use bic_paper::BicPaper;
 pub use cubic::Cubic;
 pub use dctcp::Dctcp;
 pub use newreno::NewReno;
@@ -29,8 +31,10 @@ pub enum CcKind {
     NewReno,
     /// RFC 9438.
     Cubic,
-    /// Xu, Harfoush, Rhee, INFOCOM 2004.
+    /// BIC as Linux's tcp_bic.c (2.6.32-3.x) runs it.
     Bic,
+    /// Xu, Harfoush, Rhee, INFOCOM 2004: the paper's rules.
+    BicPaper,
     /// Brakmo and Peterson, IEEE JSAC 1995.
     Vegas,
     /// RFC 8257.
@@ -38,11 +42,12 @@ pub enum CcKind {
 }
 
 impl CcKind {
-    pub const ALL: [CcKind; 6] = [
+    pub const ALL: [CcKind; 7] = [
         CcKind::Reno,
         CcKind::NewReno,
         CcKind::Cubic,
         CcKind::Bic,
+        CcKind::BicPaper,
         CcKind::Vegas,
         CcKind::Dctcp,
     ];
@@ -53,6 +58,7 @@ impl CcKind {
             CcKind::NewReno => "newreno",
             CcKind::Cubic => "cubic",
             CcKind::Bic => "bic",
+            CcKind::BicPaper => "bic_paper",
             CcKind::Vegas => "vegas",
             CcKind::Dctcp => "dctcp",
         }
@@ -95,11 +101,24 @@ pub struct AckEvent {
     /// snd_una after this ACK, and snd_nxt: for per-window bookkeeping.
     pub snd_una: u64,
     pub snd_nxt: u64,
+    /// The connection was in Linux's TCP_CA_Open state when the ACK
+    /// arrived: no fast recovery under way, snd_una at or past the recovery
+    /// point of the last recovery, timeout (TCP_CA_Loss) and ECN or
+    /// local-congestion reduction (TCP_CA_CWR), and no duplicate ACK or
+    /// SACKed data since the last ACK of new data (TCP_CA_Disorder). Linux's
+    /// `pkts_acked` hooks sample only then (tcp_bic.c `bictcp_acked`).
+    pub ca_open: bool,
 }
 
 pub trait CongestionControl {
     /// New data acknowledged outside loss recovery.
     fn on_ack(&mut self, w: &mut Window, ack: &AckEvent);
+
+    /// Every ACK of new data, in any state (fast recovery and after a
+    /// timeout too), before the socket runs its recovery and calls `on_ack`:
+    /// Linux's `pkts_acked` (called from `tcp_clean_rtx_queue`, before
+    /// `cong_avoid`). By default nothing.
+    fn on_packets_acked(&mut self, _w: &Window, _ack: &AckEvent) {}
 
     /// The new ssthresh when duplicate ACKs (or SACK) reveal a loss with
     /// `flight` bytes outstanding. The socket then enters fast recovery.
@@ -107,7 +126,14 @@ pub trait CongestionControl {
 
     /// The new ssthresh after a retransmission timeout (the socket then sets
     /// cwnd to one segment). By default, as for a loss.
-    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time) -> u64 {
+    ///
+    /// `fresh`: no reduction has been made inside the current window yet:
+    /// the connection was open (no fast recovery, no earlier timeout or ECN
+    /// reduction whose recovery point snd_una has not reached), or data has
+    /// been acknowledged since the last timeout. Linux's `tcp_enter_loss`
+    /// asks the algorithm for ssthresh only then and otherwise keeps it
+    /// (tcp_input.c); the default ignores it.
+    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time, _fresh: bool) -> u64 {
         self.ssthresh_after_loss(w, flight, now)
     }
 
@@ -124,6 +150,7 @@ pub enum Cc {
     NewReno(NewReno),
     Cubic(Cubic),
     Bic(Bic),
+    BicPaper(BicPaper),
     Vegas(Vegas),
     Dctcp(Dctcp),
 }
@@ -135,7 +162,8 @@ impl Cc {
         match kind {
             CcKind::Reno | CcKind::NewReno => Cc::NewReno(NewReno),
             CcKind::Cubic => Cc::Cubic(Cubic::new()),
-            CcKind::Bic => Cc::Bic(Bic::new(mss)),
+            CcKind::Bic => Cc::Bic(Bic::new()),
+            CcKind::BicPaper => Cc::BicPaper(BicPaper::new(mss)),
             CcKind::Vegas => Cc::Vegas(Vegas::new(mss)),
             CcKind::Dctcp => Cc::Dctcp(Dctcp::new(mss)),
         }
@@ -156,6 +184,7 @@ macro_rules! dispatch {
             Cc::NewReno($c) => $e,
             Cc::Cubic($c) => $e,
             Cc::Bic($c) => $e,
+            Cc::BicPaper($c) => $e,
             Cc::Vegas($c) => $e,
             Cc::Dctcp($c) => $e,
         }
@@ -172,8 +201,12 @@ impl CongestionControl for Cc {
         dispatch!(self, c => c.ssthresh_after_loss(w, flight, now))
     }
     #[inline]
-    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time) -> u64 {
-        dispatch!(self, c => c.ssthresh_after_timeout(w, flight, now))
+    fn on_packets_acked(&mut self, w: &Window, ack: &AckEvent) {
+        dispatch!(self, c => c.on_packets_acked(w, ack))
+    }
+    #[inline]
+    fn ssthresh_after_timeout(&mut self, w: &Window, flight: u64, now: Time, fresh: bool) -> u64 {
+        dispatch!(self, c => c.ssthresh_after_timeout(w, flight, now, fresh))
     }
     #[inline]
     fn handles_ecn(&self) -> bool {
@@ -203,6 +236,7 @@ pub(crate) mod testing {
             ece: false,
             snd_una,
             snd_nxt,
+            ca_open: true,
         }
     }
 }

@@ -897,3 +897,74 @@ fn pacing_divides_by_the_exact_rtt_even_on_a_jiffy_clock() {
     s.on_timer(d, &mut out);
     assert_eq!(data_seqs(&out), vec![seg(1)]);
 }
+
+#[test]
+fn linux_ca_open_ends_with_a_duplicate_ack_or_a_timeout_until_snd_una_passes_recover() {
+    let mut out = Vec::new();
+    let mut s = established(cfg(), 40, &mut out);
+    let t = Time::from_us(200);
+    assert!(s.ca_open());
+    s.on_segment(t, &ack(seg(1)), &mut out);
+    assert!(s.ca_open());
+    // A duplicate: TCP_CA_Disorder until the next ACK of new data.
+    s.on_segment(t, &ack(seg(1)), &mut out);
+    assert!(!s.ca_open());
+    s.on_segment(t, &ack(seg(2)), &mut out);
+    assert!(s.ca_open());
+    // A timeout: TCP_CA_Loss until everything sent before it is acked.
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    let recover = s.snd_max;
+    assert!(!s.ca_open());
+    s.on_segment(d + Time::from_us(100), &ack(seg(3)), &mut out);
+    assert!(!s.ca_open());
+    s.on_segment(d + Time::from_us(200), &ack(recover), &mut out);
+    assert!(s.ca_open());
+}
+
+fn bic() -> TcpConfig {
+    TcpConfig {
+        cc: crate::transport::tcp::cc::CcKind::Bic,
+        ..cfg()
+    }
+}
+
+#[test]
+fn linux_bic_keeps_ssthresh_over_repeated_timeouts_until_data_is_acked() {
+    // tcp_enter_loss: a timeout with nothing acked since the last one keeps
+    // ssthresh; once data is acked the next one reduces it again.
+    let mut out = Vec::new();
+    let mut s = established(bic(), 40, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    // 10 segments: at or below low_window, half.
+    assert_eq!(s.ssthresh(), 5 * MSS);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    assert_eq!(s.stats.timeouts, 2);
+    assert_eq!(s.ssthresh(), 5 * MSS, "not max(1/2, 2) segments");
+    // An ACK of new data (slow start: cwnd 2), then a timeout: 2 segments.
+    s.on_segment(d + Time::from_us(100), &ack(seg(1)), &mut out);
+    assert_eq!(s.cwnd(), 2 * MSS);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    assert_eq!(s.ssthresh(), 2 * MSS);
+}
+
+#[test]
+fn linux_bic_keeps_the_fast_retransmits_ssthresh_on_a_timeout_in_recovery() {
+    let mut out = Vec::new();
+    let mut s = established(bic(), 20, &mut out);
+    let t = Time::from_us(200);
+    for _ in 0..3 {
+        s.on_segment(t, &ack(1), &mut out);
+    }
+    assert!(s.in_recovery());
+    assert_eq!(s.ssthresh(), 5 * MSS);
+    assert_eq!(s.cwnd(), 8 * MSS);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    // Not 8/2 = 4 segments: the reduction was made inside this window.
+    assert_eq!(s.ssthresh(), 5 * MSS);
+    assert_eq!(s.cwnd(), MSS);
+}
