@@ -39,7 +39,7 @@
 //! segment is one packet, as Linux counts its skbs).
 //!
 //! Kernel versions (read from the 2.6.1x file in torvalds/linux's history
-//! and from 2.6.24, 2.6.32, 3.4, 3.6, 3.18/4.9 and current trees).
+//! and from 2.6.24, 2.6.32, 3.4, 3.18/4.9 and current trees).
 //! tcp_bic.c's rules above are the same in all of them. The first versions
 //! (2.6.1x) set initial_ssthresh = 100, so slow start ended at 100
 //! segments; by 2.6.24 it is 0, ssthresh stays TCP_INFINITE_SSTHRESH and
