@@ -100,6 +100,35 @@ def test_fat_tree_names_and_paths_table():
     assert set(res.flows["src"]) == set(p["src"])
 
 
+def test_destination_id_routes_every_flow_to_a_host_down_one_path():
+    """The reproduction's static routing (riplpox StaticShortestPathRouting):
+    an edge switch picks the aggregation switch by the destination index's
+    lowest bit, an aggregation switch the core by the next, the same for
+    every source: all 15 flows to h0_0_0 come down core0_0 and agg0_0, and
+    its pod neighbours climb to agg0_0 too (Al-Fares' address_bits spreads
+    them over both aggregation switches)."""
+    hosts = scenarios.fat_tree_hosts(4)
+
+    def paths(dst, selection):
+        sc = {
+            "duration": "1ms",
+            "topology": {"kind": "fat_tree", "k": 4, "rate": "1Gbps", "delay": "1us"},
+            "routing": {"selection": selection},
+            "workload": [{"kind": "bulk", "src": h, "dst": dst} for h in hosts if h != dst],
+        }
+        return fairlab.simulate(sc).paths.set_index("src")["path"]
+
+    p = paths("h0_0_0", "destination_id")
+    far = [h for h in hosts if not h.startswith("h0_")]
+    assert all(">agg" + h[1] + "_0>core0_0>agg0_0>edge0_0>" in p[h] for h in far)
+    assert p["h0_1_0"] == "h0_1_0>edge0_1>agg0_0>edge0_0>h0_0_0"
+    # Index 1 (h0_0_1): aggregation switch 1; index 2 (h0_1_0): core 1 of group 0.
+    assert ">agg2_1>core1_0>agg0_1>" in paths("h0_0_1", "destination_id")["h2_0_0"]
+    assert ">agg2_0>core0_1>agg0_0>" in paths("h0_1_0", "destination_id")["h2_0_0"]
+    spread = paths("h0_0_0", "address_bits")
+    assert {s.split(">")[-3] for s in spread} == {"agg0_0", "agg0_1", "h0_0_1"}
+
+
 def test_outcast_paths_show_the_two_input_ports():
     res = fairlab.simulate(outcast())
     assert list(res.paths["path"]) == ["a0>s0>recv", "b1>s1>s0>recv"]

@@ -598,7 +598,14 @@ fn generate(g: &mut G) -> Table {
     }
     if g.chance(0.2) {
         let mut r = Table::new();
-        let names = ["ecmp", "first", "address_bits", "spray", "ecmp_unsalted"];
+        let names = [
+            "ecmp",
+            "first",
+            "address_bits",
+            "destination_id",
+            "spray",
+            "ecmp_unsalted",
+        ];
         r.insert(
             "selection".into(),
             g.choose(&names, &["random", "ECMP", ""]),

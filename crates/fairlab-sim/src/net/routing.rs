@@ -39,6 +39,14 @@ pub enum Selection {
     /// port `(i - 2 + z) mod (k/2)`, so the offset is `z - 2`; other
     /// topologies use offset 0). It spreads destinations, not flows.
     DstAddr { offset: i32 },
+    /// The destination's host index (hosts in creation order) divided by
+    /// this switch's divisor, modulo the set's size: the same choice for
+    /// every flow to one host at every switch of a tier, one digit of the
+    /// index per tier (the TCP outcast reproduction's static routing: in a
+    /// fat tree, the divisor (k/2)^(tier - 1) makes an edge switch choose
+    /// by the index's lowest base-k/2 digit and an aggregation switch by
+    /// the next, so all flows to one host share its path from the top).
+    DstIndex { divisor: u32 },
     /// Per-flow ECMP: the flow hash under this node's salt, so that a flow
     /// keeps one path and two switches' choices are independent.
     FlowHash(Salt),
@@ -149,7 +157,7 @@ impl Routes {
                 fib.spray = fib.spray.wrapping_add(1);
                 fib.spray % len
             }
-            s => Self::pick(s, len, pkt, dst_addr),
+            s => Self::pick(s, len, dst_host, pkt, dst_addr),
         };
         self.pool[(start + i) as usize]
     }
@@ -157,8 +165,15 @@ impl Routes {
     /// The index a stateless selection picks in a set of `len` (spraying:
     /// the first port).
     #[inline]
-    fn pick(s: Selection, len: u32, pkt: &Packet, dst_addr: impl FnOnce() -> Addr) -> u32 {
+    fn pick(
+        s: Selection,
+        len: u32,
+        dst_host: u32,
+        pkt: &Packet,
+        dst_addr: impl FnOnce() -> Addr,
+    ) -> u32 {
         match s {
+            Selection::DstIndex { divisor } => (dst_host / divisor) % len,
             Selection::First | Selection::Spray => 0,
             Selection::DstAddr { offset } => {
                 let id = (dst_addr().to_u32() & 0xff) as i64;
@@ -192,7 +207,7 @@ impl Routes {
             return Self::decode(e).unwrap_or(NO_ROUTE);
         }
         let (start, len) = self.sets[e as usize];
-        self.pool[(start + Self::pick(fib.selection, len, pkt, dst_addr)) as usize]
+        self.pool[(start + Self::pick(fib.selection, len, dst_host, pkt, dst_addr)) as usize]
     }
 
     pub(super) fn set_of<'a>(&'a self, node: NodeId, dst_host: u32, n: &'a Node) -> &'a [PortId] {

@@ -17,6 +17,10 @@ named_enum! {
         /// The destination address's low-order bits (the fat tree of
         /// Al-Fares et al., as the outcast study routes).
         AddressBits = "address_bits",
+        /// The destination host's index, one base-(ties) digit per tier:
+        /// every flow to a host takes one path from the top tier down (the
+        /// TCP outcast reproduction's static routing).
+        DestinationId = "destination_id",
         /// Per-packet spraying, round robin.
         Spray = "spray",
         /// Per-flow ECMP with one hash at every switch (no per-switch

@@ -342,6 +342,18 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             SelectionName::AddressBits => Selection::DstAddr {
                 offset: graph.map_or(0, |g| g.offsets[u as usize - hosts]),
             },
+            SelectionName::DestinationId => {
+                // A fat tree's switches of tier t choose by the (t - 1)th
+                // base-k/2 digit of the host index; elsewhere the index itself.
+                let tier = graph.map_or(0, |g| g.tiers[u as usize - hosts]) as u32;
+                let divisor = match t {
+                    TopologySpec::FatTree(f) if tier >= 1 => {
+                        (f.k / 2).max(1).saturating_pow(tier - 1).max(1)
+                    }
+                    _ => 1,
+                };
+                Selection::DstIndex { divisor }
+            }
             SelectionName::Spray => Selection::Spray,
         };
         net.set_selection(u, sel);
