@@ -201,3 +201,62 @@ def test_outcast_two_switch_lone_flow_loses_at_100_mbps():
     t = outcast.summarize_two_switch(tasks, run_tasks(tasks, jobs=1)).table
     assert int(t["below_half"].iloc[0]) == 3, t.to_string()
     assert t["lone_mbps"].iloc[0] < t["others_mbps"].iloc[0]
+
+
+def test_outcast_two_switch_1_vs_12_at_1_gbps_shows_the_outcast_and_the_fair_remedies():
+    """Issue 10's must-show at the paper's 1 Gb/s: with drop-tail the lone
+    flow gets under half its fair share in at least 4 of 5 seeds; its port
+    loses packets in runs of two or more, longer on average than the
+    crowded port's; SFQ, DRR and HCF at the common port each give a Jain
+    index of at least 0.9 over the same 13 flows."""
+    from fairlab.runner import Task, run_tasks
+    from fairlab.studies import outcast
+
+    def tasks(remedy, seeds):
+        return [
+            Task(
+                outcast.two_switch_scenario(12, duration_s=20.0, remedy=remedy, seed=s),
+                s,
+                {"remedy": remedy, "senders": 12, "seed": s},
+            )
+            for s in seeds
+        ]
+
+    drop = tasks("droptail", [1, 2, 3, 4, 5])
+    fair = tasks("sfq", [1, 2]) + tasks("drr", [1, 2]) + tasks("hcf", [1, 2])
+    t = outcast.summarize_two_switch(drop + fair, run_tasks(drop + fair, jobs=2)).table
+    t = t.set_index("remedy")
+    d = t.loc["droptail"]
+    assert d["below_half"] >= 4, t.to_string()
+    assert d["lone_longest_run"] >= 2
+    assert d["lone_mean_run"] > d["crowded_mean_run"], t.to_string()
+    for remedy in ("sfq", "drr", "hcf"):
+        assert t.loc[remedy, "jain"] >= 0.9, t.to_string()
+
+
+def test_outcast_fat_tree_inverse_rtt_bias_and_equal_length_routing_narrows_it():
+    """Issue 10's must-show in the k = 4 fat tree, 15 flows to h0_0_0: the
+    2-hop flow gets less than the 6-hop flows despite a third of their RTT,
+    and equal-length routing brings the ratio closer to 1."""
+    from fairlab.runner import Task, run_tasks
+    from fairlab.scenarios import fat_tree_hosts
+    from fairlab.studies import outcast
+
+    senders = fat_tree_hosts(4)[1:]
+    tasks = [
+        Task(
+            outcast.fat_tree_scenario(senders, duration_s=10.0, paths=paths, seed=s),
+            s,
+            {"paths": paths, "case": "15 to 1", "seed": s},
+        )
+        for paths in ("shortest", "equal_length")
+        for s in (1, 2)
+    ]
+    summary = outcast.summarize_fat_tree(tasks, run_tasks(tasks, jobs=2))
+    t = summary.table.set_index("paths")
+    short, equal = t.loc["shortest"], t.loc["equal_length"]
+    assert short["hop2_mbps"] < short["hop6_mbps"], t.to_string()
+    assert short["hop2_path_hops"] == 2 and equal["hop2_path_hops"] == 6
+    assert equal["ratio_6_to_2_max"] < short["ratio_6_to_2_min"], t.to_string()
+    holds, shows = outcast._equal_length_narrows(summary.samples)
+    assert holds, shows

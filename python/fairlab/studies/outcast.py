@@ -101,6 +101,7 @@ def two_switch_scenario(
             "buffer": buffer,
         },
         "host": {"send_jitter": _jitter(rate)},
+        "switch": {"forwarding_jitter": _jitter(rate)},
         "tcp": _tcp(),
         "metrics": {"throughput_bin": BIN},
         "workload": [_bulk("a0", "recv")] + [_bulk(f"b{i}", "recv") for i in range(senders)],
@@ -114,16 +115,21 @@ def two_switch_scenario(
 #: packets; "red-16KiB": the same RED in the 16 KiB (10 full-sized packets)
 #: of the study's switches, where the average queue can never reach max_th
 #: and nearly every drop is a tail drop.
-REMEDIES = ["droptail", "red", "red-16KiB", "sfq", "drr", "hcf", "pacing"]
+REMEDIES = ["droptail", "red", "red-16KiB", "sfq", "sfq-64KiB", "drr", "hcf", "pacing"]
+#: SFQ's buffer in "sfq-64KiB": 43 full-sized packets, about three per flow
+#: of the 1-vs-12 case, where the study's 16 KiB holds less than one.
+SFQ_LIMIT = "64KiB"
 #: RED's buffer: twice max_th, the rule of thumb of Floyd's RED notes and of
 #: tc-red(8) ("limit" well above "max"); the study's 16 KiB is below max_th.
 RED_LIMIT = "30pkt"
 
 
-def apply_remedy(sc: dict[str, Any], remedy: str, node: str, peer: str) -> None:
+def apply_remedy(
+    sc: dict[str, Any], remedy: str, node: str, peer: str, *, everywhere: bool = False
+) -> None:
     """Puts ``remedy`` (one of :data:`REMEDIES`) into scenario ``sc``: a
     discipline at the port of ``node`` toward ``peer`` (the common port), or
-    TCP pacing at every host."""
+    with ``everywhere`` at every switch port, or TCP pacing at every host."""
     if remedy not in REMEDIES:
         raise ValueError(f"unknown remedy {remedy!r}; expected one of {REMEDIES}")
     if remedy == "droptail":
@@ -133,16 +139,23 @@ def apply_remedy(sc: dict[str, Any], remedy: str, node: str, peer: str) -> None:
         # of cwnd/SRTT in slow start, 120 % in congestion avoidance).
         sc["tcp"] = {**sc["tcp"], "pacing": True}
         return
-    port: dict[str, Any] = {"node": node, "peer": peer}
-    if remedy.startswith("red"):
-        port["discipline"] = "red"
-        if remedy == "red":
-            port["limit"] = RED_LIMIT
+    discipline = remedy.split("-")[0]
+    limit = {"red": RED_LIMIT, "sfq-64KiB": SFQ_LIMIT}.get(remedy)
+    if everywhere:
+        queue: dict[str, Any] = {"discipline": discipline}
+        if discipline == "red":
+            queue["red"] = {"min_th": 5, "max_th": 15, "w_q": 0.002}
+        if limit is not None:
+            sc["topology"] = {**sc["topology"], "buffer": limit}
+        sc["queue"] = queue
+        return
+    port: dict[str, Any] = {"node": node, "peer": peer, "discipline": discipline}
+    if limit is not None:
+        port["limit"] = limit
+    if discipline == "red":
         # The remedy as the study evaluates it: min 5, max 15 packets,
         # weight 0.002.
         sc["queue"] = {"red": {"min_th": 5, "max_th": 15, "w_q": 0.002}}
-    else:
-        port["discipline"] = remedy
     sc["port"] = [port]
 
 
@@ -479,10 +492,12 @@ def fat_tree_scenario(
 ) -> dict[str, Any]:
     """Long BIC flows from ``senders`` to ``receiver`` on the k = 4 fat
     tree: 1 Gb/s links of 10 µs, 16 KiB per switch port, shortest paths with
-    ties broken by the destination's low-order address bits (Al-Fares), as
-    the study routed; ``paths = "equal_length"`` is its remedy; ``remedy``
-    (see :data:`REMEDIES`) goes on the receiver's edge port."""
-    routing: dict[str, Any] = {"selection": "address_bits"}
+    ties broken by the destination's low-order bits at every switch alike
+    (``destination_id``: the reproduction's riplpox StaticShortestPathRouting,
+    so every flow to one host comes down one path), as the study routed;
+    ``paths = "equal_length"`` is its remedy; ``remedy`` (see
+    :data:`REMEDIES`) goes on every switch port, or paces the hosts."""
+    routing: dict[str, Any] = {"selection": "destination_id"}
     if paths != "shortest":
         routing["paths"] = paths
     sc: dict[str, Any] = {
@@ -498,12 +513,17 @@ def fat_tree_scenario(
         },
         "routing": routing,
         "host": {"send_jitter": _jitter("1Gbps")},
+        "switch": {"forwarding_jitter": _jitter("1Gbps")},
         "tcp": _tcp(),
         "metrics": {"throughput_bin": BIN},
         "workload": [_bulk(h, receiver) for h in senders],
     }
     pod, edge, _ = receiver[1:].split("_")
-    apply_remedy(sc, remedy, f"edge{pod}_{edge}", receiver)
+    # A switch runs its discipline on every port: with the study's routing
+    # the flows to one receiver meet at two drop-tail ports in turn (the
+    # aggregation switch's port down to the receiver's edge switch, then
+    # the edge switch's port to the receiver).
+    apply_remedy(sc, remedy, f"edge{pod}_{edge}", receiver, everywhere=True)
     return sc
 
 
@@ -666,7 +686,7 @@ def fat_tree_remedy_tasks(quick: bool) -> list[Task]:
     senders = fat_tree_hosts(FAT_TREE_K)[1:]
     out = []
     duration = QUICK_DURATION_S if quick else DURATION_S
-    for remedy in ("droptail", "red", "red-16KiB", "sfq", "pacing"):
+    for remedy in ("droptail", "red", "red-16KiB", "sfq", "sfq-64KiB", "pacing"):
         for seed in QUICK_SEEDS if quick else SEEDS:
             sc = fat_tree_scenario(senders, duration_s=duration, remedy=remedy, seed=seed)
             out.append(Task(sc, seed, {"remedy": remedy, "case": "15 to 1", "seed": seed}))
@@ -1080,8 +1100,11 @@ EXPERIMENTS.append(
         "and 12 six-hop flows, and 15 flows to one receiver",
         setup="The k = 4 fat tree of the paper's testbed (16 hosts, 20 switches, kind = "
         '"fat_tree"): 1 Gb/s links of 10 µs, 16 KiB tail-drop buffers per switch port, '
-        "shortest paths with ties broken by the destination's low-order address bits (the "
-        "study's rule; Al-Fares' two-level tables). Long TCP BIC flows to h0_0_0: from "
+        "shortest paths with ties broken by the destination's low-order bits, the same "
+        "choice at every switch of a tier (the study's rule, as the reproduction's riplpox "
+        'StaticShortestPathRouting implements it: [routing] selection = "destination_id"; '
+        "every flow to h0_0_0 comes down core0_0 and agg0_0, and its pod neighbours climb "
+        "to agg0_0 too). Long TCP BIC flows to h0_0_0: from "
         "h0_0_1 (2 hops) and from 2, 6 or 12 hosts of the other pods (6 hops); and from all "
         "15 other hosts (1 two-hop, 2 four-hop from the receiver's pod, 12 six-hop). Linux "
         "hosts with min RTO 2 ms on 1 µs timers, send jitter of up to one packet time, 20 s, "
@@ -1112,10 +1135,12 @@ EXPERIMENTS.append(
         reproduces="NSDI'12 Section 5 in the fat tree: RED (the RTT bias returns, single "
         "drops), SFQ, and TCP pacing, with 15 flows to one receiver",
         setup="The fat tree of the fat-tree experiment, all 15 other hosts sending to "
-        "h0_0_0 with the study's routing; the receiver's edge port (edge0_0 toward h0_0_0) "
-        "runs drop-tail, RED (min 5, max 15 packets, weight 0.002) with a 30-packet buffer "
-        "or in the study's 16 KiB, or SFQ; or every host paces (Linux fq-style, 200 % / "
-        "120 % of cwnd/SRTT). The share of single drops counts, at that port, the runs of "
+        "h0_0_0 with the study's routing; every switch port runs drop-tail, RED (min 5, max "
+        "15 packets, weight 0.002) with 30-packet buffers or in the study's 16 KiB, or SFQ "
+        "(with the study's routing the flows meet at two ports in turn: agg0_0 toward "
+        "edge0_0, where the 2 four-hop flows join the 12 six-hop flows, and edge0_0 toward "
+        "h0_0_0, where the 2-hop flow joins them); or every host paces (Linux fq-style, "
+        "200 % / 120 % of cwnd/SRTT). The share of single drops counts, at that port, the runs of "
         "consecutive drops each input port suffers. 20 s, seeds 1-5.",
         tasks=fat_tree_remedy_tasks,
         summarize=summarize_fat_tree,
