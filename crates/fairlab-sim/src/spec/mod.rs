@@ -35,8 +35,8 @@ pub use limits::{Estimate, LimitsSpec, MAX_TIME};
 pub use lower::sim::build;
 pub use metrics::MetricsSpec;
 pub use queues::{
-    Buffer, Discipline, DrrSpec, HcfPeriod, HcfSpec, PortSpec, PriorityClass, PrioritySpec,
-    QueueSpec, RedSpec, SfqSpec,
+    Buffer, Discipline, DrrSpec, HcfPeriod, HcfSpec, HtbSpec, PortSpec, PriorityClass,
+    PrioritySpec, QueueSpec, RedSpec, SfqSpec, ShaperSpec, TbfSpec,
 };
 pub use routing::{PathsName, RoutingSpec, SelectionName};
 pub use switches::SwitchSpec;
@@ -498,6 +498,32 @@ impl Scenario {
             unbounded |= w.unbounded();
             if let Some(t) = settings(i) {
                 self.check_round_trip(&path, w, t, &hosts, &host_index)?;
+            }
+        }
+        // Shapers, once the packets the workloads send are known valid: a
+        // TBF bucket must hold the largest of them.
+        let largest = self
+            .workloads
+            .iter()
+            .filter_map(|w| match w {
+                WorkloadSpec::Udp(u) => {
+                    Some(u.packet_size.unwrap_or(workloads::DEFAULT_UDP_PACKET))
+                }
+                _ => None,
+            })
+            .fold(packet, Bytes::max);
+        let shapers = [("queue.shaper".to_string(), &self.queue.shaper)]
+            .into_iter()
+            .chain([("host.shaper".to_string(), &self.host.shaper)])
+            .chain(
+                self.ports
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (format!("port[{i}].shaper"), &p.shaper)),
+            );
+        for (path, s) in shapers {
+            if let Some(s) = s {
+                s.validate(&path, largest)?;
             }
         }
         if unbounded && self.duration.is_none() {
