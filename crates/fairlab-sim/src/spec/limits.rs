@@ -258,8 +258,12 @@ impl Estimate {
         // slowest link's rate, its timeouts (one initial RTO for a lost SYN,
         // one minimum RTO per incast round) and an incast's response jitter
         // in every round. An estimate, not a bound:
-        // a run that times out more lasts longer.
-        let slowest = topo.slowest_rate().get();
+        // a run that times out more lasts longer. A shaper slower than
+        // every link is the slowest part.
+        let slowest = topo
+            .slowest_rate()
+            .min(sc.slowest_shaper().unwrap_or(topo.slowest_rate()))
+            .get();
         let mut horizon = Time::ZERO;
         for (i, w) in sc.workloads.iter().enumerate() {
             let Some(&tcp) = r.workload_tcp(i) else {

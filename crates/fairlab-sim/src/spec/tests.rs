@@ -869,6 +869,11 @@ fn shaper_fields_are_refused_with_their_path() {
             "to fill at \"1bps\"",
         ),
         (
+            r#"{ kind = "tbf", rate = "1kbps", burst = "1GiB" }"#,
+            "queue.shaper.burst",
+            "to fill at \"1kbps\"",
+        ),
+        (
             r#"{ kind = "htb", rate = "1bps", cburst = "18446744073709551615B" }"#,
             "queue.shaper.cburst",
             "more than 200 days",
@@ -901,4 +906,35 @@ fn a_tbf_burst_must_hold_the_largest_packet_of_any_workload() {
         "{udp}\n[queue]\nshaper = {{ kind = \"htb\", rate = \"1Gbps\", burst = \"1000B\", cburst = \"1000B\" }}"
     ));
     assert!(Scenario::from_toml_str(&text).is_ok());
+}
+
+#[test]
+fn a_shaper_too_slow_for_any_ack_to_return_in_time_is_refused() {
+    // 1 kb/s: a 1500-byte packet takes 12 s at the sender's NIC, beyond a
+    // max_rto of 10 s.
+    let slow = "[tcp]\nmax_rto = \"10s\"\n[host]\nshaper = { kind = \"htb\", rate = \"1kbps\" }";
+    let e = rejected_at(&bulk_with(slow), "host.shaper.rate");
+    assert!(e.message.contains("max_rto"), "{e}");
+    let slow = "[tcp]\nmax_rto = \"10s\"\n[queue]\nshaper = { kind = \"tbf\", rate = \"1kbps\", burst = \"1500B\" }";
+    rejected_at(&bulk_with(slow), "queue.shaper.rate");
+    // A [[port]] of the sender's in place of [host]'s is the one that counts.
+    let fast = "[tcp]\nmax_rto = \"10s\"\n[host]\nshaper = { kind = \"htb\", rate = \"1kbps\" }\n[[port]]\nnode = \"h0\"\npeer = \"sw\"\nshaper = { kind = \"htb\", rate = \"1Gbps\" }\n[[port]]\nnode = \"h1\"\npeer = \"sw\"\nshaper = { kind = \"htb\", rate = \"1Gbps\" }";
+    assert!(Scenario::from_toml_str(&bulk_with(fast)).is_ok());
+}
+
+#[test]
+fn a_shaper_slower_than_every_link_sets_how_long_a_sized_run_is_estimated_to_last() {
+    let sized = bulk_with("").replace("dst = \"h1\"", "dst = \"h1\"\nsize = \"1MiB\"");
+    let sized = sized.replace("duration = \"10ms\"\n", "");
+    let plain = Scenario::from_toml_str(&sized).unwrap().resolve().unwrap();
+    let shaped = format!(
+        "{sized}\n[queue]\nshaper = {{ kind = \"tbf\", rate = \"10Mbps\", burst = \"3000B\" }}"
+    );
+    let shaped = Scenario::from_toml_str(&shaped).unwrap().resolve().unwrap();
+    // 1 MiB at 10 Mb/s: about 0.86 s, against under 10 ms at 1 Gb/s.
+    let longer = shaped.estimate.horizon - plain.estimate.horizon;
+    assert!(
+        longer > Time::from_ms(840) && longer < Time::from_ms(880),
+        "{longer}"
+    );
 }
