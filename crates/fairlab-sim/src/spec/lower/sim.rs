@@ -372,16 +372,15 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     // NIC, then `[[port]]`'s in their place; each port remembers the field
     // its shaper came from, for the refusal below.
     let mut shaped_by: Vec<Option<String>> = vec![None; net.ports.len()];
-    for i in 0..net.ports.len() {
-        let host = net.is_host(net.ports[i].node);
-        let (field, spec) = if host {
+    for (i, by) in shaped_by.iter_mut().enumerate() {
+        let (field, spec) = if net.is_host(net.ports[i].node) {
             ("host.shaper", &sc.host.shaper)
         } else {
             ("queue.shaper", &sc.queue.shaper)
         };
         if let Some(s) = spec {
             net.set_shaper(i as PortId, Some(shaper(s)));
-            shaped_by[i] = Some(field.to_string());
+            *by = Some(field.to_string());
         }
     }
     for (i, p) in sc.ports.iter().enumerate() {
