@@ -518,7 +518,8 @@ fn generate(g: &mut G) -> Table {
             q.insert("drr".into(), Value::Table(thin(g, t)));
         }
         if g.chance(0.2) {
-            q.insert("shaper".into(), shaper(g));
+            let fifo = q.get("discipline").and_then(|d| d.as_str()) == Some("droptail");
+            q.insert("shaper".into(), shaper(g, fifo));
         }
         if g.chance(0.4) {
             let mut t = Table::new();
@@ -559,7 +560,8 @@ fn generate(g: &mut G) -> Table {
                 p.insert("ecn_threshold".into(), g.choose(&["8KiB"], BUFFERS_BAD));
             }
             if g.chance(0.2) {
-                p.insert("shaper".into(), shaper(g));
+                let fifo = p.get("discipline").and_then(|d| d.as_str()) == Some("droptail");
+                p.insert("shaper".into(), shaper(g, fifo));
             }
             ports.push(Value::Table(p));
         }
@@ -577,7 +579,8 @@ fn generate(g: &mut G) -> Table {
         );
         h.insert("nic_queues".into(), g.count(&[1, 2, 4, 8]));
         if g.chance(0.3) {
-            h.insert("shaper".into(), shaper(g));
+            let fifo = h.get("nic_queues").and_then(|n| n.as_integer()) == Some(1);
+            h.insert("shaper".into(), shaper(g, fifo));
         }
         if g.chance(0.3) {
             let mut a = Table::new();
@@ -680,10 +683,17 @@ fn generate(g: &mut G) -> Table {
 }
 
 /// A port shaper (`tbf` or `htb`), now and then with a bad kind, rate or
-/// bucket, or a field of the other kind.
-fn shaper(g: &mut G) -> Value {
+/// bucket, or a field of the other kind. `tbf` mostly where the queue is
+/// a drop-tail one (`fifo`): elsewhere the lowering refuses it, and a few
+/// such cases are enough to try that.
+fn shaper(g: &mut G, fifo: bool) -> Value {
     let mut t = Table::new();
-    let kind = g.choose(&["tbf", "htb"], &["TBF", "hfsc", "", "netem"]);
+    let kinds: &[&str] = if fifo || g.chance(0.1) {
+        &["tbf", "htb"]
+    } else {
+        &["htb"]
+    };
+    let kind = g.choose(kinds, &["TBF", "hfsc", "", "netem"]);
     let tbf = kind.as_str() == Some("tbf");
     t.insert("kind".into(), kind);
     t.insert(
@@ -694,7 +704,7 @@ fn shaper(g: &mut G) -> Value {
             RATES_BIG,
         ),
     );
-    let buckets = &["1500B", "2621B", "3000B", "15KiB", "64KiB", "1600B"];
+    let buckets = &["2621B", "3000B", "15KiB", "64KiB", "1600B", "10KiB"];
     if tbf || g.chance(0.5) {
         t.insert("burst".into(), g.choose(buckets, SIZES_BAD));
     }
