@@ -35,6 +35,9 @@ TABLES = (
 # Tables the summary's digest leaves out (metrics::NOT_DIGESTED): added after
 # digests were first recorded, so that every run's digest stayed the same.
 NOT_DIGESTED = ("paths", "port_inputs", "drop_runs", "flow_drop_runs", "drop_trace")
+# Columns it leaves out, by (table, column) (metrics::NOT_DIGESTED_COLUMNS): the
+# ports table's shaper columns, added with port shapers.
+NOT_DIGESTED_COLUMNS = (("ports", "shaper"), ("ports", "shaper_waits"))
 
 
 class Tables(Mapping[str, "pd.DataFrame"]):

@@ -1,5 +1,5 @@
 //! Scenario cases for the fuzzer: whole scenarios generated field by field
-//! (valid-looking structure, every kind of topology, discipline and
+//! (valid-looking structure, every kind of topology, discipline, shaper and
 //! workload, with an extreme or invalid value now and then), and mutations
 //! of the shipped scenarios (values flipped to zero, negative, huge, NaN,
 //! the wrong type or a wrong name; tables dropped or duplicated; keys
@@ -517,6 +517,10 @@ fn generate(g: &mut G) -> Table {
             );
             q.insert("drr".into(), Value::Table(thin(g, t)));
         }
+        if g.chance(0.2) {
+            let fifo = q.get("discipline").and_then(|d| d.as_str()) == Some("droptail");
+            q.insert("shaper".into(), shaper(g, fifo));
+        }
         if g.chance(0.4) {
             let mut t = Table::new();
             t.insert(
@@ -555,6 +559,10 @@ fn generate(g: &mut G) -> Table {
             if g.chance(0.2) {
                 p.insert("ecn_threshold".into(), g.choose(&["8KiB"], BUFFERS_BAD));
             }
+            if g.chance(0.2) {
+                let fifo = p.get("discipline").and_then(|d| d.as_str()) == Some("droptail");
+                p.insert("shaper".into(), shaper(g, fifo));
+            }
             ports.push(Value::Table(p));
         }
         sc.insert("port".into(), Value::Array(ports));
@@ -570,6 +578,10 @@ fn generate(g: &mut G) -> Table {
             g.sized(&["0us", "1us", "2us"], TIMES_BAD, TIMES_BIG),
         );
         h.insert("nic_queues".into(), g.count(&[1, 2, 4, 8]));
+        if g.chance(0.3) {
+            let fifo = h.get("nic_queues").and_then(|n| n.as_integer()) == Some(1);
+            h.insert("shaper".into(), shaper(g, fifo));
+        }
         if g.chance(0.3) {
             let mut a = Table::new();
             let h0 = g.pick(&hosts);
@@ -675,6 +687,41 @@ fn generate(g: &mut G) -> Table {
         );
     }
     sc
+}
+
+/// A port shaper (`tbf` or `htb`), now and then with a bad kind, rate or
+/// bucket, or a field of the other kind. `tbf` mostly where the queue is
+/// a drop-tail one (`fifo`): elsewhere the lowering refuses it, and a few
+/// such cases are enough to try that.
+fn shaper(g: &mut G, fifo: bool) -> Value {
+    let mut t = Table::new();
+    let kinds: &[&str] = if fifo || g.chance(0.1) {
+        &["tbf", "htb"]
+    } else {
+        &["htb"]
+    };
+    let kind = g.choose(kinds, &["TBF", "hfsc", "", "netem"]);
+    let tbf = kind.as_str() == Some("tbf");
+    t.insert("kind".into(), kind);
+    t.insert(
+        "rate".into(),
+        g.sized(
+            &["100Mbps", "10Mbps", "1Gbps", "1Mbps"],
+            RATES_BAD,
+            RATES_BIG,
+        ),
+    );
+    let buckets = &["2621B", "3000B", "15KiB", "64KiB", "1600B", "10KiB"];
+    if tbf || g.chance(0.5) {
+        t.insert("burst".into(), g.choose(buckets, SIZES_BAD));
+    }
+    if !tbf && g.chance(0.5) || g.chance(0.03) {
+        t.insert("cburst".into(), g.choose(buckets, SIZES_BAD));
+    }
+    if g.chance(0.1) {
+        t.remove(if g.chance(0.5) { "rate" } else { "kind" });
+    }
+    Value::Table(t)
 }
 
 /// Drops some of a table's fields (they have defaults).

@@ -110,6 +110,27 @@ pub const NOT_DIGESTED: &[&str] = &[
     "drop_trace",
 ];
 
+/// Columns the digest leaves out, by (table, column), for the same reason:
+/// the ports table's shaper columns (added with shapers) describe a port's
+/// shaper and how often it held a packet, and every run without a shaper
+/// keeps the digest it had.
+pub const NOT_DIGESTED_COLUMNS: &[(&str, &str)] = &[("ports", "shaper"), ("ports", "shaper_waits")];
+
+/// The digest of a run's tables: every table and column but the ones
+/// [`NOT_DIGESTED`] and [`NOT_DIGESTED_COLUMNS`] name, names and values
+/// bit for bit (FNV-1a).
+pub fn digest_of(tables: &[(String, Table)]) -> String {
+    let mut h = Fnv64::default();
+    for (n, t) in tables
+        .iter()
+        .filter(|(n, _)| !NOT_DIGESTED.contains(&n.as_str()))
+    {
+        h.write(n.as_bytes());
+        t.hash_columns_into(&mut h, |c| !NOT_DIGESTED_COLUMNS.contains(&(n.as_str(), c)));
+    }
+    format!("{:016x}", h.finish())
+}
+
 /// Gathers the tables and summary of a finished simulation.
 pub fn collect(sim: &Simulation) -> RunResult {
     let c = &sim.counters;
@@ -135,14 +156,6 @@ pub fn collect(sim: &Simulation) -> RunResult {
         tables.push((col.name().to_string(), col.table(sim)));
         col.summary(sim, &mut summary);
     }
-    let mut h = Fnv64::default();
-    for (n, t) in tables
-        .iter()
-        .filter(|(n, _)| !NOT_DIGESTED.contains(&n.as_str()))
-    {
-        h.write(n.as_bytes());
-        t.hash_into(&mut h);
-    }
-    summary.push(("digest".into(), Value::Str(format!("{:016x}", h.finish()))));
+    summary.push(("digest".into(), Value::Str(digest_of(&tables))));
     RunResult { summary, tables }
 }

@@ -1,6 +1,7 @@
 //! The ports table: one row per output port (switch ports and host NICs)
-//! with its counters, its discipline's own counters, and its time-averaged
-//! occupancy; and the summary's discipline state size.
+//! with its counters, its discipline's own counters, its shaper (if any)
+//! and how often it held a packet, and its time-averaged occupancy; and
+//! the summary's discipline state size.
 
 use super::{Collector, Column, Summary, Table, Value};
 use crate::net::NodeKind;
@@ -21,7 +22,12 @@ const PORT_COUNTERS: [&str; 8] = [
     "max_pkts",
 ];
 /// Counters after the discipline's marks.
-const LATER_COUNTERS: [&str; 3] = ["reordered_pkts", "timeout_rtx_pkts", "timeout_rtx_drops"];
+const LATER_COUNTERS: [&str; 4] = [
+    "reordered_pkts",
+    "timeout_rtx_pkts",
+    "timeout_rtx_drops",
+    "shaper_waits",
+];
 
 impl Collector for Ports {
     fn name(&self) -> &'static str {
@@ -33,14 +39,16 @@ impl Collector for Ports {
         let end = sim.end_time();
         let name = |n: u32| net.nodes[n as usize].name.clone();
         let (mut node, mut peer, mut nk, mut lim) = (vec![], vec![], vec![], vec![]);
+        let mut shaper = Vec::new();
         let mut own: [Vec<i64>; 8] = Default::default();
         let mut marks = Vec::new();
-        let mut later: [Vec<i64>; 3] = Default::default();
+        let mut later: [Vec<i64>; 4] = Default::default();
         let mut disc: Vec<Vec<i64>> = vec![Vec::new(); Queue::COUNTERS.len()];
         let (mut avg_pkts, mut avg_bytes) = (Vec::new(), Vec::new());
         // Time-averaged occupancy over the run: the standing queue.
         let span = end.0.max(1) as f64;
-        for p in &net.ports {
+        for (i, p) in net.ports.iter().enumerate() {
+            let own_shaper = net.shaper(i as crate::net::PortId);
             node.push(name(p.node));
             peer.push(name(p.peer));
             nk.push(
@@ -51,6 +59,7 @@ impl Collector for Ports {
                 .to_string(),
             );
             lim.push(p.queue.limit_label());
+            shaper.push(own_shaper.map_or(String::new(), |s| s.label()));
             let s = &p.stats;
             let values = [
                 s.enq_pkts,
@@ -66,10 +75,11 @@ impl Collector for Ports {
                 c.push(v as i64);
             }
             marks.push(p.queue.marks() as i64);
+            let waits = own_shaper.map_or(0, |s| s.waits);
             for (c, v) in
                 later
                     .iter_mut()
-                    .zip([s.reordered, s.timeout_rtx_pkts, s.timeout_rtx_drops])
+                    .zip([s.reordered, s.timeout_rtx_pkts, s.timeout_rtx_drops, waits])
             {
                 c.push(v as i64);
             }
@@ -89,7 +99,8 @@ impl Collector for Ports {
         t.push("node", Column::Str(node))
             .push("peer", Column::Str(peer))
             .push("node_kind", Column::Str(nk))
-            .push("limit", Column::Str(lim));
+            .push("limit", Column::Str(lim))
+            .push("shaper", Column::Str(shaper));
         for (n, c) in PORT_COUNTERS.iter().zip(own) {
             t.push(n, Column::I64(c));
         }

@@ -62,7 +62,12 @@ impl Table {
 
     /// Feeds the table's names and values, bit for bit, into `h`.
     pub fn hash_into(&self, h: &mut Fnv64) {
-        for (name, c) in &self.columns {
+        self.hash_columns_into(h, |_| true)
+    }
+
+    /// [`Table::hash_into`] over the columns `keep` names only.
+    pub fn hash_columns_into(&self, h: &mut Fnv64, keep: impl Fn(&str) -> bool) {
+        for (name, c) in self.columns.iter().filter(|(n, _)| keep(n)) {
             h.write(name.as_bytes());
             match c {
                 Column::I64(v) => v.iter().for_each(|x| h.write(&x.to_le_bytes())),

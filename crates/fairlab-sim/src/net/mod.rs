@@ -10,11 +10,13 @@
 
 mod port;
 mod routing;
+pub mod shaper;
 pub mod topology;
 
 pub use crate::packet::NodeId;
 pub use port::{Port, PortStats};
 pub use routing::Selection;
+pub use shaper::Shaper;
 
 use crate::packet::{Addr, Packet};
 use crate::queue::Queue;
@@ -50,6 +52,11 @@ pub struct Network {
     /// Per host index: its address.
     addrs: Vec<Addr>,
     routes: routing::Routes,
+    /// Per port, its shaper; empty while no port has one. Beside the ports
+    /// rather than in them: a field in [`Port`] grows every port and costs
+    /// the per-packet path of every run (half a percent of an incast's
+    /// instructions, measured), and most runs shape nothing.
+    shapers: Vec<Option<Box<Shaper>>>,
 }
 
 pub const NO_ROUTE: PortId = PortId::MAX;
@@ -97,6 +104,32 @@ impl Network {
         self.nodes[a as usize].ports.push(pa);
         self.nodes[b as usize].ports.push(pb);
         (pa, pb)
+    }
+
+    /// Puts `shaper` between port `p`'s queue and its wire (or takes it
+    /// away). Before the [`crate::sim::Simulation`] is built: it reads
+    /// which ports have one once.
+    pub fn set_shaper(&mut self, p: PortId, shaper: Option<Shaper>) {
+        if self.shapers.len() < self.ports.len() {
+            self.shapers.resize_with(self.ports.len(), || None);
+        }
+        self.shapers[p as usize] = shaper.map(Box::new);
+    }
+
+    /// Port `p`'s shaper, if it has one.
+    #[inline]
+    pub fn shaper(&self, p: PortId) -> Option<&Shaper> {
+        self.shapers.get(p as usize)?.as_deref()
+    }
+
+    /// Port `p` and its shaper, if it has one.
+    #[inline]
+    pub fn port_and_shaper_mut(&mut self, p: PortId) -> (&mut Port, Option<&mut Shaper>) {
+        let shaper = match self.shapers.get_mut(p as usize) {
+            Some(s) => s.as_deref_mut(),
+            None => None,
+        };
+        (&mut self.ports[p as usize], shaper)
     }
 
     pub fn node_by_name(&self, name: &str) -> Option<NodeId> {

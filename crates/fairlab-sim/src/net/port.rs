@@ -1,7 +1,9 @@
 //! An output port: a queue feeding one direction of a link.
 //!
-//! A packet leaves the queue when the wire becomes free, occupies the wire for
-//! its serialization time, then reaches the peer after the propagation delay.
+//! A packet leaves the queue when the wire becomes free (and, on a port with
+//! a shaper, [`super::Network::shaper`], when the shaper's gate is open),
+//! occupies the wire for its serialization time, then reaches the peer after
+//! the propagation delay.
 
 use crate::net::NodeId;
 use crate::queue::Queue;

@@ -7,7 +7,7 @@
 
 use super::{BufferLimit, Held, QueueDiscipline};
 use crate::packet::{flags, Packet};
-use crate::units::Time;
+use crate::units::{Bytes, Time};
 use std::collections::VecDeque;
 
 #[derive(Clone, Debug)]
@@ -50,6 +50,12 @@ impl DropTail {
     pub fn marks(&self) -> u64 {
         self.marks
     }
+    /// The size of the packet `dequeue` would return next, without
+    /// taking it (what Linux's `tbf` peeks in its child bfifo).
+    #[inline]
+    pub fn head_size(&self) -> Option<Bytes> {
+        self.fifo.front().map(Held::size)
+    }
 }
 
 impl QueueDiscipline for DropTail {
@@ -90,7 +96,6 @@ impl QueueDiscipline for DropTail {
 mod tests {
     use super::*;
     use crate::queue::ByValue;
-    use crate::units::Bytes;
 
     fn pkt(payload: u32) -> Packet {
         Packet {
@@ -141,6 +146,17 @@ mod tests {
         // the 5th is not ECN-capable and is never marked.
         assert_eq!(marked, vec![false, false, true, true, false]);
         assert_eq!(q.marks(), 2);
+    }
+
+    #[test]
+    fn the_head_size_is_the_next_packet_to_leave() {
+        let mut q = DropTail::new(BufferLimit::Packets(4));
+        assert_eq!(q.head_size(), None);
+        q.enqueue_pkt(pkt(100), Time::ZERO).unwrap();
+        q.enqueue_pkt(pkt(1460), Time::ZERO).unwrap();
+        assert_eq!(q.head_size(), Some(Bytes(140)));
+        assert_eq!(q.dequeue_pkt(Time::ZERO).unwrap().size(), Bytes(140));
+        assert_eq!(q.head_size(), Some(Bytes(1500)));
     }
 
     #[test]

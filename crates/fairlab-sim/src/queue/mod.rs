@@ -236,6 +236,18 @@ impl Queue {
     pub fn can_reorder(&self) -> bool {
         !matches!(self, Queue::DropTail(_) | Queue::Red(_))
     }
+    /// The size of the packet `dequeue` would return next, where the
+    /// discipline can tell without dequeuing: drop-tail's head. `None`
+    /// for the others (whose next packet depends on state `dequeue`
+    /// changes), and for an empty queue. A TBF shaper needs it, so TBF
+    /// runs over drop-tail only (`spec/lower/sim.rs`).
+    #[inline]
+    pub fn head_size(&self) -> Option<Bytes> {
+        match self {
+            Queue::DropTail(q) => q.head_size(),
+            _ => None,
+        }
+    }
     /// Packets marked CE so far.
     pub fn marks(&self) -> u64 {
         match self {

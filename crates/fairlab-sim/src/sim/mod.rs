@@ -198,11 +198,13 @@ impl Simulation {
             tx: net
                 .ports
                 .iter()
-                .map(|p| Tx {
+                .enumerate()
+                .map(|(i, p)| Tx {
                     done_at: Time::ZERO,
                     done_seq: 0,
                     state: TxState::Idle,
                     ser: p.rate.serializer(),
+                    shaped: net.shaper(i as PortId).is_some(),
                 })
                 .collect(),
             net,

@@ -6,9 +6,10 @@
 
 use super::drops::{Dropped, TraceRow, HOST_INPUT, INPUT_BITS, INPUT_MASK};
 use super::{Event, Simulation};
-use crate::net::{NodeId, NodeKind, PortId};
+use crate::engine::EventQueue;
+use crate::net::{NodeId, NodeKind, PortId, Shaper};
 use crate::packet::Packet;
-use crate::queue::QueueDiscipline;
+use crate::queue::{Queue, QueueDiscipline};
 use crate::units::{Serializer, Time};
 
 /// A port's transmitter. A port is busy from the moment a packet starts
@@ -23,6 +24,10 @@ use crate::units::{Serializer, Time};
 /// port with an empty queue behind them (every hop of an ACK, most hops of
 /// data outside the bottleneck), so this saves a heap push and pop for
 /// each.
+///
+/// A port with a shaper whose gate holds its next packet is `Scheduled`
+/// too, its TxDone at the time the gate opens (see `gate_closed`); the
+/// wire is free meanwhile, but nothing may start on it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Tx {
     pub(super) done_at: Time,
@@ -30,6 +35,9 @@ pub(super) struct Tx {
     pub(super) state: TxState,
     /// The port's rate, divided out once (see `units::Serializer`).
     pub(super) ser: Serializer,
+    /// Whether the port has a shaper (`Network::shaper`), read here where
+    /// `transmit` looks anyway.
+    pub(super) shaped: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -81,9 +89,38 @@ impl Simulation {
     /// Puts the next queued packet of idle port `p` on the wire.
     #[inline(never)]
     fn transmit(&mut self, p: PortId) {
+        debug_assert_eq!(self.tx[p as usize].shaped, self.net.shaper(p).is_some());
+        if self.tx[p as usize].shaped {
+            return self.transmit_shaped(p);
+        }
+        self.put_on_wire::<false>(p);
+    }
+
+    /// [`Simulation::transmit`] through a shaper: nothing while its gate is
+    /// closed; the packet that passes pays its tokens.
+    #[inline(never)]
+    fn transmit_shaped(&mut self, p: PortId) {
+        let now = self.events.now();
+        let (port, shaper) = self.net.port_and_shaper_mut(p);
+        let shaper = shaper.expect("a shaped port has a shaper");
+        let tx = &mut self.tx[p as usize];
+        if gate_closed(shaper, &port.queue, tx, &mut self.events, p, now) {
+            return;
+        }
+        self.put_on_wire::<true>(p);
+    }
+
+    /// Dequeues the next packet of idle port `p` and serializes it; on a
+    /// `SHAPED` port, its shaper takes the packet's tokens.
+    #[inline(always)]
+    fn put_on_wire<const SHAPED: bool>(&mut self, p: PortId) {
         let now = self.events.now();
         let tx = &mut self.tx[p as usize];
-        let port = &mut self.net.ports[p as usize];
+        let (port, shaper) = if SHAPED {
+            self.net.port_and_shaper_mut(p)
+        } else {
+            (&mut self.net.ports[p as usize], None)
+        };
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
         let Some(held) = port.queue.dequeue(now) else {
             return;
@@ -102,6 +139,9 @@ impl Simulation {
             }
         }
         let size = held.size();
+        if let Some(s) = shaper {
+            s.charge(size, now);
+        }
         port.stats.deq_pkts += 1;
         port.stats.deq_bytes += size.get();
         let ser = tx.ser.time(size);
@@ -307,5 +347,42 @@ impl Simulation {
             }
         }
         n
+    }
+}
+
+/// Whether `shaper` holds the next packet of idle port `p` (its queue
+/// `queue`, its transmitter `tx`) at `now`: then the port sleeps until the
+/// gate opens, in the `Scheduled` state with a TxDone at that time (which
+/// finds the port idle and calls `transmit` again, as the qdisc watchdog
+/// reschedules the interface in Linux). Arrivals meanwhile leave it asleep
+/// (`start_tx`); nothing polls. An empty queue is not held: `transmit` then
+/// asks the queue for nothing, as on a port without a shaper, so that a
+/// `Deferred` TxDone settled by `settle_tx` does what this one would have.
+#[inline(never)]
+fn gate_closed(
+    shaper: &mut Shaper,
+    queue: &Queue,
+    tx: &mut Tx,
+    events: &mut EventQueue<Event>,
+    p: PortId,
+    now: Time,
+) -> bool {
+    if queue.packets() == 0 {
+        return false;
+    }
+    let head = || {
+        queue
+            .head_size()
+            .expect("a TBF port runs drop-tail (checked by the lowering)")
+    };
+    match shaper.check(now, head) {
+        Ok(()) => false,
+        Err(open) => {
+            debug_assert!(open > now, "a closed gate opens later");
+            shaper.waits += 1;
+            tx.state = TxState::Scheduled;
+            events.schedule(open, Event::TxDone(p));
+            true
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! `[host]`: what every host's network stack does below TCP.
 
-use super::queues::{limit_fits, Buffer};
+use super::queues::{limit_fits, Buffer, ShaperSpec};
 use super::ScenarioError;
 use crate::packet::Addr;
 use crate::units::{Bytes, Time};
@@ -27,6 +27,11 @@ pub struct HostSpec {
     /// NICs of the incast and HCF studies.
     #[serde(default = "HostSpec::default_nic_queues")]
     pub nic_queues: u32,
+    /// A token-bucket shaper on every host NIC, between its transmit queue
+    /// and the wire (Mininet's TCLink puts `htb` on hosts' interfaces
+    /// too). None by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shaper: Option<ShaperSpec>,
     /// Host addresses the scenario sets (host name -> dotted quad); the
     /// others get 10.0.0.1, 10.0.0.2, ... in host order.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
@@ -107,6 +112,7 @@ impl Default for HostSpec {
             nic_queue: HostSpec::default_nic_queue(),
             send_jitter: HostSpec::default_send_jitter(),
             nic_queues: HostSpec::default_nic_queues(),
+            shaper: None,
             addresses: BTreeMap::new(),
         }
     }

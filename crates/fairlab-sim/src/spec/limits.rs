@@ -76,6 +76,9 @@ const ROUTE_BYTES: u64 = 4;
 const TX_QUEUE_BYTES: u64 = 320;
 /// Memory of one flow's reordering stamp at one switch port.
 const STAMP_BYTES: u64 = 8;
+/// Memory of one port's shaper: its boxed token buckets (HTB's two, each
+/// with its rate's pricing) and counters, with the allocation's overhead.
+pub const SHAPER_BYTES: u64 = 160;
 
 fn default_max_packets() -> u64 {
     // About a minute on one core: a data packet, its hops and its ACK take
@@ -255,8 +258,12 @@ impl Estimate {
         // slowest link's rate, its timeouts (one initial RTO for a lost SYN,
         // one minimum RTO per incast round) and an incast's response jitter
         // in every round. An estimate, not a bound:
-        // a run that times out more lasts longer.
-        let slowest = topo.slowest_rate().get();
+        // a run that times out more lasts longer. A shaper slower than
+        // every link is the slowest part.
+        let slowest = topo
+            .slowest_rate()
+            .min(sc.slowest_shaper().unwrap_or(topo.slowest_rate()))
+            .get();
         let mut horizon = Time::ZERO;
         for (i, w) in sc.workloads.iter().enumerate() {
             let Some(&tcp) = r.workload_tcp(i) else {
@@ -580,6 +587,29 @@ impl Estimate {
                 path: "host.nic_queues".into(),
                 how: format!("{queues} NIC transmit queues"),
             });
+        }
+        // Shapers: [queue]'s at every switch port, [host]'s at every host
+        // NIC (a host has one port but on a graph that says otherwise, where
+        // the graph's own term counts kilobytes per node anyway), and one
+        // per [[port]] that sets its own.
+        let shaped = [
+            (sc.queue.shaper.is_some(), switch_ports, "queue.shaper"),
+            (sc.host.shaper.is_some(), hosts, "host.shaper"),
+            (
+                true,
+                sc.ports.iter().filter(|p| p.shaper.is_some()).count() as u64,
+                "port",
+            ),
+        ];
+        if let Some((_, _, path)) = shaped.iter().filter(|s| s.0).max_by_key(|s| s.1) {
+            let n: u64 = shaped.iter().filter(|s| s.0).map(|s| s.1).sum();
+            if n > 0 {
+                est.memory.push(Term {
+                    value: SHAPER_BYTES.saturating_mul(n),
+                    path: (*path).into(),
+                    how: format!("{n} port shapers"),
+                });
+            }
         }
         let keys = conns.saturating_add(udp_flows).saturating_mul(2);
         est.memory.push(Term {

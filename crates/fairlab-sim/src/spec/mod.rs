@@ -35,8 +35,8 @@ pub use limits::{Estimate, LimitsSpec, MAX_TIME};
 pub use lower::sim::build;
 pub use metrics::MetricsSpec;
 pub use queues::{
-    Buffer, Discipline, DrrSpec, HcfPeriod, HcfSpec, PortSpec, PriorityClass, PrioritySpec,
-    QueueSpec, RedSpec, SfqSpec,
+    Buffer, Discipline, DrrSpec, HcfPeriod, HcfSpec, HtbSpec, PortSpec, PriorityClass,
+    PrioritySpec, QueueSpec, RedSpec, SfqSpec, ShaperSpec, TbfSpec,
 };
 pub use routing::{PathsName, RoutingSpec, SelectionName};
 pub use switches::SwitchSpec;
@@ -328,22 +328,100 @@ impl Scenario {
         let packet = Bytes((t.mss + TCP_IP_HEADER) as u64);
         let header = Bytes(TCP_IP_HEADER as u64);
         for (a, b) in pairs {
-            let rtt = self
+            let links = self
                 .topology
                 .one_way(index, &a, &b, packet)
                 .saturating_add(self.topology.one_way(index, &b, &a, header));
+            // Once their buckets are drained (a full bucket lets a burst
+            // through at once), shapers hold each packet for its time at
+            // their rate: at the sending host's NIC, and at one switch
+            // port or more.
+            let mut shaped = Time::ZERO;
+            let mut slowest = (Time::ZERO, String::new());
+            for (from, size) in [(&a, packet), (&b, header)] {
+                for (field, rate) in [self.nic_shaper(from), self.switch_shaper()]
+                    .into_iter()
+                    .flatten()
+                {
+                    let held = rate.serialization(size);
+                    shaped = shaped.saturating_add(held);
+                    if held > slowest.0 {
+                        slowest = (held, format!("{field}.rate"));
+                    }
+                }
+            }
+            let rtt = links.saturating_add(shaped);
             if rtt >= t.max_rto {
-                let field = self.topology.slowest_part(index, &a, &b, packet);
+                let field = if shaped > links {
+                    slowest.1
+                } else {
+                    let f = self.topology.slowest_part(index, &a, &b, packet);
+                    format!("topology.{f}")
+                };
                 return Err(ScenarioError::new(
-                    format!("topology.{field}"),
+                    field,
                     format!(
-                        "{path} has a round trip of \"{rtt}\" from {a:?} to {b:?}, not below its max_rto \"{}\": every retransmission timer would expire before an ACK came back; expected shorter links or a longer max_rto",
+                        "{path} has a round trip of \"{rtt}\" from {a:?} to {b:?}, not below its max_rto \"{}\": every retransmission timer would expire before an ACK came back; expected shorter links, faster shapers or a longer max_rto",
                         t.max_rto
                     ),
                 ));
             }
         }
         Ok(())
+    }
+
+    /// The shaper on `host`'s NIC, if any: its field and rate (a
+    /// `[[port]]` of the host's in place of `[host]`'s).
+    fn nic_shaper(&self, host: &str) -> Option<(String, crate::units::BitsPerSec)> {
+        let own = self.ports.iter().enumerate().find_map(|(i, p)| {
+            (p.node == host)
+                .then_some(p.shaper.as_ref())
+                .flatten()
+                .map(|s| (format!("port[{i}].shaper"), s.rate()))
+        });
+        own.or_else(|| {
+            self.host
+                .shaper
+                .as_ref()
+                .map(|s| ("host.shaper".to_string(), s.rate()))
+        })
+    }
+
+    /// The fastest shaper a switch port may have, if every switch port
+    /// has one (`[queue]`'s, or a `[[port]]`'s in its place).
+    fn switch_shaper(&self) -> Option<(String, crate::units::BitsPerSec)> {
+        let default = self.queue.shaper.as_ref()?;
+        let mut fastest = ("queue.shaper".to_string(), default.rate());
+        let switches = self.switch_names();
+        for (i, p) in self.ports.iter().enumerate() {
+            if let Some(s) = &p.shaper {
+                if switches.contains(&p.node.as_str()) && s.rate() > fastest.1 {
+                    fastest = (format!("port[{i}].shaper"), s.rate());
+                }
+            }
+        }
+        Some(fastest)
+    }
+
+    /// Every shaper the scenario sets, with its field path.
+    fn shapers(&self) -> impl Iterator<Item = (String, &ShaperSpec)> {
+        [
+            ("queue.shaper".to_string(), &self.queue.shaper),
+            ("host.shaper".to_string(), &self.host.shaper),
+        ]
+        .into_iter()
+        .chain(
+            self.ports
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (format!("port[{i}].shaper"), &p.shaper)),
+        )
+        .filter_map(|(path, s)| Some((path, s.as_ref()?)))
+    }
+
+    /// The slowest shaper of the scenario's, if any.
+    pub fn slowest_shaper(&self) -> Option<crate::units::BitsPerSec> {
+        self.shapers().map(|(_, s)| s.rate()).min()
     }
 
     /// Validates, and returns what validation worked out.
@@ -470,6 +548,11 @@ impl Scenario {
             }
         }
 
+        // Shapers' own fields, before the round trips that count them.
+        for (path, s) in self.shapers() {
+            s.validate(&path)?;
+        }
+
         if self.workloads.is_empty() {
             return Err(ScenarioError::new(
                 "workload",
@@ -499,6 +582,21 @@ impl Scenario {
             if let Some(t) = settings(i) {
                 self.check_round_trip(&path, w, t, &hosts, &host_index)?;
             }
+        }
+        // A TBF bucket must hold the largest packet, once the packets the
+        // workloads send are known valid.
+        let largest = self
+            .workloads
+            .iter()
+            .filter_map(|w| match w {
+                WorkloadSpec::Udp(u) => {
+                    Some(u.packet_size.unwrap_or(workloads::DEFAULT_UDP_PACKET))
+                }
+                _ => None,
+            })
+            .fold(packet, Bytes::max);
+        for (path, s) in self.shapers() {
+            s.check_packet(&path, largest)?;
         }
         if unbounded && self.duration.is_none() {
             return Err(ScenarioError::new(

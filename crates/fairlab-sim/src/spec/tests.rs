@@ -773,3 +773,168 @@ fn pacing_ratios_and_burst_out_of_range_are_rejected_with_their_path() {
         assert!(e.message.contains("out of range"), "{e}");
     }
 }
+
+#[test]
+fn shapers_parse_in_queue_port_and_host_and_round_trip() {
+    let text = bulk_with(
+        r#"[queue]
+shaper = { kind = "tbf", rate = "100Mbps", burst = "2621B" }
+[[port]]
+node = "sw"
+peer = "h0"
+shaper = { kind = "htb", rate = "100Mbps", burst = "15KiB", cburst = "1600B" }
+[host]
+shaper = { kind = "htb", rate = "1Gbps" }"#,
+    );
+    let sc = Scenario::from_toml_str(&text).unwrap_or_else(|e| panic!("{e}"));
+    let Some(ShaperSpec::Tbf(t)) = &sc.queue.shaper else {
+        panic!("{:?}", sc.queue.shaper)
+    };
+    assert_eq!((t.rate.get(), t.burst.get()), (100_000_000, 2621));
+    let Some(ShaperSpec::Htb(h)) = &sc.host.shaper else {
+        panic!()
+    };
+    // Mininet's burst 15k and tc's cburst of mtu + rate / hz.
+    assert_eq!((h.burst(), h.cburst()), (Bytes(15 * 1024), Bytes(1600)));
+    assert_eq!(sc.ports[0].shaper.as_ref().map(|s| s.kind()), Some("htb"));
+    assert_eq!(Scenario::from_json_str(&sc.to_json()).unwrap(), sc);
+    // tc's default cburst grows by a byte per 8 Gb/s of rate.
+    let fast = HtbSpec {
+        rate: crate::units::BitsPerSec(40_000_000_000),
+        burst: None,
+        cburst: None,
+    };
+    assert_eq!(fast.cburst(), Bytes(1605));
+}
+
+#[test]
+fn shaper_fields_are_refused_with_their_path() {
+    let q = |shaper: &str| bulk_with(&format!("[queue]\nshaper = {shaper}"));
+    for (shaper, path, says) in [
+        (
+            r#"{ kind = "tbff", rate = "1Gbps" }"#,
+            "queue.shaper.kind",
+            "tbf",
+        ),
+        (r#"{ rate = "1Gbps" }"#, "queue.shaper.kind", "missing"),
+        (r#""tbf""#, "queue.shaper", "table"),
+        (
+            r#"{ kind = "tbf", burst = "3000B" }"#,
+            "queue.shaper.rate",
+            "missing",
+        ),
+        (
+            r#"{ kind = "tbf", rate = "1Gbps" }"#,
+            "queue.shaper.burst",
+            "missing",
+        ),
+        (
+            r#"{ kind = "tbf", rate = "1Gbps", burst = "3000B", cburst = "3000B" }"#,
+            "queue.shaper.cburst",
+            "not a field of a tbf shaper",
+        ),
+        (
+            r#"{ kind = "htb", rate = "0Mbps" }"#,
+            "queue.shaper.rate",
+            "positive",
+        ),
+        (
+            r#"{ kind = "htb", rate = "9Tbps" }"#,
+            "queue.shaper.rate",
+            "8Tbps",
+        ),
+        (
+            r#"{ kind = "htb", rate = "1Gbps", burst = "0B" }"#,
+            "queue.shaper.burst",
+            "positive",
+        ),
+        (
+            r#"{ kind = "htb", rate = "1Gbps", cburst = "0B" }"#,
+            "queue.shaper.cburst",
+            "positive",
+        ),
+        (
+            r#"{ kind = "htb", rate = "1Gbps", burst = -5 }"#,
+            "queue.shaper.burst",
+            "-5",
+        ),
+        (
+            r#"{ kind = "tbf", rate = "1Gbps", burst = "1000B" }"#,
+            "queue.shaper.burst",
+            "smaller than one packet; expected at least 1500B",
+        ),
+        (
+            r#"{ kind = "tbf", rate = "1bps", burst = "1GiB" }"#,
+            "queue.shaper.burst",
+            "to fill at \"1bps\"",
+        ),
+        (
+            r#"{ kind = "tbf", rate = "1kbps", burst = "1GiB" }"#,
+            "queue.shaper.burst",
+            "to fill at \"1kbps\"",
+        ),
+        (
+            r#"{ kind = "htb", rate = "1bps", cburst = "18446744073709551615B" }"#,
+            "queue.shaper.cburst",
+            "more than 200 days",
+        ),
+    ] {
+        let e = rejected_at(&q(shaper), path);
+        assert!(e.message.contains(says), "{shaper}: {e}");
+    }
+    // The same checks in [[port]] and [host], each with its own path.
+    let port = bulk_with(
+        "[[port]]\nnode = \"sw\"\npeer = \"h1\"\nshaper = { kind = \"tbf\", rate = \"1Gbps\", burst = \"1KiB\" }",
+    );
+    rejected_at(&port, "port[0].shaper.burst");
+    let host = bulk_with("[host]\nshaper = { kind = \"htb\", rate = \"1Gbps\", cburst = \"0B\" }");
+    rejected_at(&host, "host.shaper.cburst");
+}
+
+#[test]
+fn a_tbf_burst_must_hold_the_largest_packet_of_any_workload() {
+    // A UDP workload's 9000-byte packets could never pass a 3000-byte
+    // bucket (Linux's tbf drops them all at enqueue).
+    let udp = "[[workload]]\nkind = \"udp\"\nsrc = \"h1\"\ndst = \"h0\"\nrate = \"1Mbps\"\npacket_size = \"9000B\"";
+    let text = bulk_with(&format!(
+        "{udp}\n[queue]\nshaper = {{ kind = \"tbf\", rate = \"1Gbps\", burst = \"3000B\" }}"
+    ));
+    let e = rejected_at(&text, "queue.shaper.burst");
+    assert!(e.message.contains("9000B"), "{e}");
+    // HTB sends any packet on non-negative tokens: a small burst is fine.
+    let text = bulk_with(&format!(
+        "{udp}\n[queue]\nshaper = {{ kind = \"htb\", rate = \"1Gbps\", burst = \"1000B\", cburst = \"1000B\" }}"
+    ));
+    assert!(Scenario::from_toml_str(&text).is_ok());
+}
+
+#[test]
+fn a_shaper_too_slow_for_any_ack_to_return_in_time_is_refused() {
+    // 1 kb/s: a 1500-byte packet takes 12 s at the sender's NIC, beyond a
+    // max_rto of 10 s.
+    let slow = "[tcp]\nmax_rto = \"10s\"\n[host]\nshaper = { kind = \"htb\", rate = \"1kbps\" }";
+    let e = rejected_at(&bulk_with(slow), "host.shaper.rate");
+    assert!(e.message.contains("max_rto"), "{e}");
+    let slow = "[tcp]\nmax_rto = \"10s\"\n[queue]\nshaper = { kind = \"tbf\", rate = \"1kbps\", burst = \"1500B\" }";
+    rejected_at(&bulk_with(slow), "queue.shaper.rate");
+    // A [[port]] of the sender's in place of [host]'s is the one that counts.
+    let fast = "[tcp]\nmax_rto = \"10s\"\n[host]\nshaper = { kind = \"htb\", rate = \"1kbps\" }\n[[port]]\nnode = \"h0\"\npeer = \"sw\"\nshaper = { kind = \"htb\", rate = \"1Gbps\" }\n[[port]]\nnode = \"h1\"\npeer = \"sw\"\nshaper = { kind = \"htb\", rate = \"1Gbps\" }";
+    assert!(Scenario::from_toml_str(&bulk_with(fast)).is_ok());
+}
+
+#[test]
+fn a_shaper_slower_than_every_link_sets_how_long_a_sized_run_is_estimated_to_last() {
+    let sized = bulk_with("").replace("dst = \"h1\"", "dst = \"h1\"\nsize = \"1MiB\"");
+    let sized = sized.replace("duration = \"10ms\"\n", "");
+    let plain = Scenario::from_toml_str(&sized).unwrap().resolve().unwrap();
+    let shaped = format!(
+        "{sized}\n[queue]\nshaper = {{ kind = \"tbf\", rate = \"10Mbps\", burst = \"3000B\" }}"
+    );
+    let shaped = Scenario::from_toml_str(&shaped).unwrap().resolve().unwrap();
+    // 1 MiB at 10 Mb/s: about 0.86 s, against under 10 ms at 1 Gb/s.
+    let longer = shaped.estimate.horizon - plain.estimate.horizon;
+    assert!(
+        longer > Time::from_ms(840) && longer < Time::from_ms(880),
+        "{longer}"
+    );
+}

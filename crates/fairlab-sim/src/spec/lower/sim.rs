@@ -6,7 +6,7 @@
 use crate::engine::Rng;
 use crate::net::topology::{self, LinkSpec};
 use crate::net::Selection;
-use crate::net::{Network, NodeId};
+use crate::net::{Network, NodeId, PortId, Shaper};
 use crate::packet::{Addr, Salt};
 use crate::queue::{
     BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Mq, Period, Priority, Queue, Red, RedConfig,
@@ -15,8 +15,8 @@ use crate::queue::{
 use crate::sim::{Conn, Series, Simulation};
 use crate::spec::{
     Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod, HcfSpec, PathsName,
-    PriorityClass, RtoDelay, Scenario, ScenarioError, SelectionName, TcpSettings, TopologySpec,
-    WorkloadSpec, TCP_IP_HEADER,
+    PriorityClass, RtoDelay, Scenario, ScenarioError, SelectionName, ShaperSpec, TcpSettings,
+    TopologySpec, WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
@@ -124,6 +124,28 @@ fn check_supported(sc: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
+}
+
+/// The simulator's shaper of a validated spec.
+fn shaper(s: &ShaperSpec) -> Shaper {
+    match s {
+        ShaperSpec::Tbf(t) => Shaper::tbf(t.rate, t.burst),
+        ShaperSpec::Htb(h) => Shaper::htb(h.rate, h.burst(), h.cburst()),
+    }
+}
+
+/// What a port's queue is, as a scenario says it (for the lowering's
+/// refusals).
+fn what_queue(q: &Queue) -> &'static str {
+    match q {
+        Queue::DropTail(_) => "discipline \"droptail\"",
+        Queue::Hcf(_) => "discipline \"hcf\"",
+        Queue::Red(_) => "discipline \"red\"",
+        Queue::Sfq(_) => "discipline \"sfq\"",
+        Queue::Drr(_) => "discipline \"drr\"",
+        Queue::Priority(_) => "discipline \"priority\"",
+        Queue::Mq(_) => "a multi-queue NIC (host.nic_queues above 1)",
+    }
 }
 
 fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
@@ -358,6 +380,30 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         };
         net.set_selection(u, sel);
     }
+    // Shapers: `[queue]`'s on every switch port, `[host]`'s on every host
+    // NIC, then `[[port]]`'s in their place; each port remembers the field
+    // its shaper came from, for the refusal below.
+    let mut shaped_by: Vec<Option<String>> = vec![None; net.ports.len()];
+    for (i, by) in shaped_by.iter_mut().enumerate() {
+        let (field, spec) = if net.is_host(net.ports[i].node) {
+            ("host.shaper", &sc.host.shaper)
+        } else {
+            ("queue.shaper", &sc.queue.shaper)
+        };
+        if let Some(s) = spec {
+            net.set_shaper(i as PortId, Some(shaper(s)));
+            *by = Some(field.to_string());
+        }
+    }
+    for (i, p) in sc.ports.iter().enumerate() {
+        if let Some(s) = &p.shaper {
+            let port = net
+                .port_toward(node(&p.node), node(&p.peer))
+                .expect("validated");
+            net.set_shaper(port, Some(shaper(s)));
+            shaped_by[port as usize] = Some(format!("port[{i}].shaper"));
+        }
+    }
     for p in &sc.ports {
         let a = node(&p.node);
         let b = node(&p.peer);
@@ -382,6 +428,25 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 _ => net.ports[port as usize].rate,
             };
             net.ports[port as usize].queue = make_queue(disc, limit, k, rate);
+        }
+    }
+
+    // TBF prices the packet it would send next before sending it, which
+    // the simulator can tell without dequeuing only of a drop-tail queue
+    // (Linux's tbf peeks any child qdisc).
+    for (i, port) in net.ports.iter().enumerate() {
+        let tbf = net.shaper(i as PortId).is_some_and(|s| s.needs_head());
+        if tbf && !matches!(port.queue, Queue::DropTail(_)) {
+            let field = shaped_by[i].clone().expect("a shaped port has its field");
+            return Err(ScenarioError::new(
+                field,
+                format!(
+                    "tbf on the port of {:?} toward {:?}, which runs {}, is not supported by the simulator: tbf needs the size of the next packet before it leaves, known only of a drop-tail queue; expected discipline = \"droptail\" there, or kind = \"htb\" (which charges after sending)",
+                    net.nodes[port.node as usize].name,
+                    net.nodes[port.peer as usize].name,
+                    what_queue(&port.queue)
+                ),
+            ));
         }
     }
 
@@ -616,5 +681,17 @@ mod tests {
         // As the simulation holds it: an endpoint.
         let conn = std::mem::size_of::<Endpoint>() as u64;
         assert!(conn <= crate::spec::limits::CONN_BYTES / 2, "{conn} bytes");
+    }
+
+    #[test]
+    fn a_shaper_fits_the_memory_the_limits_count_for_it() {
+        // Boxed, with room for the allocator's own bookkeeping.
+        let shaper = std::mem::size_of::<Shaper>() as u64;
+        assert!(
+            shaper + 16 <= crate::spec::limits::SHAPER_BYTES,
+            "{shaper} bytes"
+        );
+        // A port without one pays a pointer (once any port has one).
+        assert_eq!(std::mem::size_of::<Option<Box<Shaper>>>(), 8);
     }
 }

@@ -8,12 +8,14 @@ mod hcf;
 mod priority;
 mod red;
 mod sfq;
+mod shaper;
 
 pub use drr::DrrSpec;
 pub use hcf::{HcfPeriod, HcfSpec};
 pub use priority::{PriorityClass, PrioritySpec};
 pub use red::RedSpec;
 pub use sfq::SfqSpec;
+pub use shaper::{HtbSpec, ShaperSpec, TbfSpec, MININET_HTB_BURST, TC_HTB_MTU, TC_HZ};
 
 use super::names::named_enum;
 use super::ScenarioError;
@@ -134,6 +136,10 @@ pub struct QueueSpec {
     /// switches of the incast studies did not mark.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<Buffer>,
+    /// A token-bucket shaper between each switch port's queue and its
+    /// wire (Linux's `tbf` or `htb` on the interface). None by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shaper: Option<ShaperSpec>,
     /// HCF parameters (used when discipline = "hcf").
     #[serde(default)]
     pub hcf: HcfSpec,
@@ -189,6 +195,7 @@ impl Default for QueueSpec {
             discipline: Discipline::Droptail,
             limit: QueueSpec::default_limit(),
             ecn_threshold: None,
+            shaper: None,
             hcf: HcfSpec::default(),
             red: RedSpec::default(),
             sfq: SfqSpec::default(),
@@ -210,6 +217,10 @@ pub struct PortSpec {
     pub limit: Option<Buffer>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ecn_threshold: Option<Buffer>,
+    /// This port's shaper, in place of `[queue]`'s (a switch port) or
+    /// `[host]`'s (a host NIC).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shaper: Option<ShaperSpec>,
 }
 
 /// A buffer that cannot hold one packet of `packet` bytes is refused.
