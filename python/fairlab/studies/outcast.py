@@ -720,11 +720,13 @@ def _sfq_near_equal(t: pd.DataFrame):
     m = _by_remedy(t)
     if "sfq" not in m.index:
         return None, "SFQ was not run"
-    r = m.loc["sfq"]
-    return bool(r["jain"] >= 0.9), (
-        f"SFQ: Jain {r['jain']:.3f} over the 15 flows; 2-hop {r['hop2_mbps']:.1f}, 6-hop "
+    shows = "; ".join(
+        f"{name}: Jain {r['jain']:.3f} over the 15 flows; 2-hop {r['hop2_mbps']:.1f}, 6-hop "
         f"{r['hop6_mbps']:.1f} Mb/s"
+        for name, r in m.iterrows()
+        if name.startswith("sfq")
     )
+    return bool(m.loc["sfq", "jain"] >= 0.9), "in the study's 16 KiB: " + shows
 
 
 FAT_TREE_REMEDY_PUBLISHED = [
@@ -1308,8 +1310,8 @@ EXPERIMENTS.append(
         "flow gets the most (106 against 58 per six-hop flow), as published. In the study's "
         "16 KiB, RED cannot reach max_th and the gap only narrows (1.5x). SFQ in 16 KiB does "
         "not help (2-hop 2.2 Mb/s, Jain 0.85): 15 flows share 10 packets; with 64 KiB per "
-        "port (sfq-64KiB) see the table. Pacing narrows the 28x gap to 4.4x (published: to "
-        "about 2x).",
+        "port (sfq-64KiB): Jain 0.998, every class within 3 % of the others. Pacing "
+        "narrows the 28x gap to 4.4x (published: to about 2x).",
     )
 )
 
@@ -1328,7 +1330,7 @@ EXPERIMENTS.append(
         plot=plot_fat_tree,
         notes="Holds on every seed at the fixed 1:12 ratio: each 2-hop flow gets 4.6, 0.7 and 0.4 "
         "Mb/s against 40, 16 and 8 per six-hop flow at 2 vs 24, 5 vs 60 and 10 vs 120 "
-        "(9-26x). The report had trouble beyond 10 vs 120 on Mininet; the paper reports the "
+        "(9-23x). The report had trouble beyond 10 vs 120 on Mininet; the paper reports the "
         "same trend.",
     )
 )
