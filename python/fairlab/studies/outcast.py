@@ -1006,12 +1006,13 @@ def plot_blackout(summary: Summary, published: Sequence[Published]) -> Figure:
 
 #: The report's three settings of the switch ports (run_simple_topo.sh and
 #: tcp_outcast.py of bhelsley/stanford-cs244-tcp-outcast): tc's tbf at 100
-#: Mbit with burst 0.02mbit (100 Mbit / HZ 5000 = 2,500 bytes) and a limit of
-#: 128kb or 16kb (tc's kb: KiB); or Mininet's htb (rate 100 Mbit, burst 15k)
-#: over a netem queue of 11 packets.
+#: Mbit with burst 0.02mbit (100 Mbit / HZ 5000; tc reads a size in mbit as
+#: units of 2^20 bits, so 2,621 bytes) and a limit of 128kb or 16kb (tc's kb:
+#: KiB); or Mininet's htb (rate 100 Mbit, burst 15k) over a netem queue of 11
+#: packets.
 MININET_SETTINGS = {
-    "tbf-128KiB": ({"kind": "tbf", "rate": "100Mbps", "burst": "2500B"}, "128KiB"),
-    "tbf-16KiB": ({"kind": "tbf", "rate": "100Mbps", "burst": "2500B"}, "16KiB"),
+    "tbf-128KiB": ({"kind": "tbf", "rate": "100Mbps", "burst": "2621B"}, "128KiB"),
+    "tbf-16KiB": ({"kind": "tbf", "rate": "100Mbps", "burst": "2621B"}, "16KiB"),
     "htb-11pkt": ({"kind": "htb", "rate": "100Mbps", "burst": "15KiB"}, "11pkt"),
 }
 
@@ -1162,7 +1163,8 @@ EXPERIMENTS = [
         setup="The two-switch topology as the report's Mininet built it "
         "(run_simple_topo.sh, tcp_outcast.py): veth links, modelled as 10 Gb/s with 1 µs of "
         "delay (Mininet's was 0 ms); every switch port shaped to 100 Mb/s by tc's tbf with "
-        "burst 100 Mbit / HZ 5000 = 2,500 bytes and a 128 KiB or 16 KiB byte limit, or by "
+        "burst 0.02mbit (100 Mbit / HZ 5000, which tc reads as 2,621 bytes) and a 128 KiB "
+        "or 16 KiB byte limit, or by "
         "Mininet's htb (rate 100 Mbit, burst 15k, tc's default cburst of one MTU) over an "
         "11-packet queue; every host's interface Mininet's htb at 100 Mbit over 200 "
         "packets; hosts and switches jitter each packet by up to 120 µs (one packet at "
