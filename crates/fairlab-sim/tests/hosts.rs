@@ -196,7 +196,7 @@ fn bad_host_and_routing_fields_are_named() {
     );
     let e = err("[routing]\nselection = \"random\"");
     assert!(
-        e.contains("expected one of ecmp, first, address_bits, spray"),
+        e.contains("expected one of ecmp, first, address_bits, destination_id, spray"),
         "{e}"
     );
     let e = err("[routing.switches]\nswX = \"spray\"");
