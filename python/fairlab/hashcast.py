@@ -9,10 +9,12 @@ ratio threshold RT, highest over lowest per-flow throughput, is then the
 largest queue occupancy over the smallest non-empty one. Two ways to get
 P(RT >= r):
 
-* :func:`exact` counts assignments: an occupancy pattern (a partition of n
-  into at most q parts) with part sizes c_1..c_A, m_k of them equal to k,
-  arises in q! / ((q - A)! prod m_k!) * n! / prod c_i! of the q^n
-  assignments; the probability is a ratio of integers, exact.
+* :func:`exact` counts assignments with generating functions (see there);
+  :func:`exact_by_patterns` and :func:`distribution` list occupancy
+  patterns instead: a pattern (a partition of n into at most q parts) with
+  part sizes c_1..c_A, m_k of them equal to k, arises in
+  q! / ((q - A)! prod m_k!) * n! / prod c_i! of the q^n assignments. Both
+  are ratios of integers, exact.
 * :func:`monte_carlo` draws assignments and reports the estimate with its
   binomial standard error.
 
@@ -28,6 +30,7 @@ from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 
 def partitions(n: int, max_parts: int, largest: int | None = None) -> Iterator[tuple[int, ...]]:
@@ -48,6 +51,7 @@ def partitions(n: int, max_parts: int, largest: int | None = None) -> Iterator[t
             yield (first, *rest)
 
 
+@lru_cache(maxsize=1 << 16)
 def ways(parts: tuple[int, ...], queues: int) -> int:
     """How many of the queues^n assignments of n = sum(parts) labelled flows
     to ``queues`` labelled queues have exactly this occupancy pattern."""
@@ -68,10 +72,55 @@ def ratio_threshold(parts: tuple[int, ...]) -> Fraction:
 
 
 def exact(flows: int, queues: int, r: float) -> Fraction:
-    """P(RT >= r) for ``flows`` flows on ``queues`` queues, exactly."""
+    """P(RT >= r) for ``flows`` flows on ``queues`` queues, exactly.
+
+    Counted by generating functions rather than by listing patterns: the
+    assignments in which every queue holds 0 or between a and b flows number
+    n! [x^n] (1 + sum_{k=a..b} x^k / k!)^q. RT < r with smallest non-empty
+    occupancy m means every non-empty queue holds m .. b_m flows (b_m the
+    largest count below r m) and some queue exactly m: the assignments with
+    all in [m, b_m] less those with all in [m + 1, b_m]."""
     _check(flows, queues)
     bound = _frac(r)
-    hit = sum(ways(p, queues) for p in partitions(flows, queues) if ratio_threshold(p) >= bound)
+    below = 0
+    for m in range(1, flows + 1):
+        # The largest count c with c < r m, i.e. c * den < num * m.
+        b = min(flows, -(-bound.numerator * m // bound.denominator) - 1)
+        if b < m:
+            continue
+        below += _count_within(flows, queues, m, b) - _count_within(flows, queues, m + 1, b)
+    return 1 - Fraction(below, queues**flows)
+
+
+@lru_cache(maxsize=1 << 12)
+def _count_within(flows: int, queues: int, lo: int, hi: int) -> int:
+    """Assignments of ``flows`` labelled flows to ``queues`` labelled
+    queues with every queue empty or holding ``lo`` to ``hi`` flows (the
+    generating function's coefficient, by a dynamic program in integers:
+    queue by queue, choose which of the flows left it takes)."""
+    sizes = [0] + list(range(max(lo, 1), min(hi, flows) + 1))
+    ways_so_far = [1] + [0] * flows
+    for _ in range(queues):
+        nxt = [0] * (flows + 1)
+        for placed, w in enumerate(ways_so_far):
+            if w:
+                left = flows - placed
+                for k in sizes:
+                    if k > left:
+                        break
+                    nxt[placed + k] += w * math.comb(left, k)
+        ways_so_far = nxt
+    return ways_so_far[flows]
+
+
+def exact_by_patterns(flows: int, queues: int, r: float) -> Fraction:
+    """P(RT >= r) by listing occupancy patterns (slow for many flows; the
+    check of :func:`exact`)."""
+    _check(flows, queues)
+    bound = _frac(r)
+    num, den = bound.numerator, bound.denominator
+    # Patterns are non-increasing: the largest part first, the smallest last.
+    hit = sum(ways(p, queues) for p in partitions(flows, queues) if p[0] * den >= num * p[-1])
     return Fraction(hit, queues**flows)
 
 

@@ -50,3 +50,9 @@ def test_bad_counts_are_refused_with_the_field_named():
         hashcast.exact(0, 4, 2)
     with pytest.raises(ValueError, match="^queues: 0 is not allowed"):
         hashcast.monte_carlo(3, 0, 2)
+
+
+@pytest.mark.parametrize(("flows", "queues"), [(7, 3), (12, 5), (20, 8), (16, 16)])
+def test_generating_functions_count_what_listing_patterns_counts(flows, queues):
+    for r in (1.2, 1.5, 2, 3):
+        assert hashcast.exact(flows, queues, r) == hashcast.exact_by_patterns(flows, queues, r)

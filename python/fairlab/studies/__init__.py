@@ -13,7 +13,7 @@ from .base import Experiment, Published, Study, Summary, Tolerance
 __all__ = ["Experiment", "Published", "Study", "Summary", "Tolerance", "STUDIES", "get"]
 
 #: Study name -> the module that defines it (imported when first asked for).
-_MODULES = {"hcf": "hcf", "incast": "incast", "outcast": "outcast"}
+_MODULES = {"hcf": "hcf", "incast": "incast", "outcast": "outcast", "hashcast": "hashcast"}
 
 
 def names() -> list[str]:
