@@ -30,6 +30,7 @@ TABLES = (
     "drop_runs",
     "flow_drop_runs",
     "drop_trace",
+    "reads",
 )
 
 # Tables the summary's digest leaves out (metrics::NOT_DIGESTED): added after
@@ -38,6 +39,9 @@ NOT_DIGESTED = ("paths", "port_inputs", "drop_runs", "flow_drop_runs", "drop_tra
 # Columns it leaves out, by (table, column) (metrics::NOT_DIGESTED_COLUMNS): the
 # ports table's shaper columns, added with port shapers.
 NOT_DIGESTED_COLUMNS = (("ports", "shaper"), ("ports", "shaper_waits"))
+# Tables it covers only when they have rows (metrics::DIGESTED_WHEN_NONEMPTY):
+# the reads table of NFS reads, a workload no earlier run had.
+DIGESTED_WHEN_NONEMPTY = ("reads",)
 
 
 class Tables(Mapping[str, "pd.DataFrame"]):
@@ -196,6 +200,13 @@ class Result:
         """Every arrival at the port ``[metrics] drop_trace`` names, admitted
         or dropped (no rows unless asked)."""
         return self.tables["drop_trace"]
+
+    @property
+    def reads(self) -> pd.DataFrame:
+        """One row per client of an ``nfs_read`` workload: file bytes read,
+        READs sent and answered, when its file ended, its goodput; ``flow_id``
+        joins its flows and flow_series rows (docs/binding.md)."""
+        return self.tables["reads"]
 
     @property
     def digest(self) -> str:

@@ -311,12 +311,16 @@ dst = "recv"
 fn the_paths_table_leaves_the_digest_as_it_was() {
     // The digest covers every table but paths (and the drop tables by
     // input port, also added later): it is the hash of the others (but
-    // for the ports table's shaper columns, also added later).
+    // for the ports table's shaper columns, also added later, and the
+    // reads table, which this run leaves empty).
     let sc = toml(&fat_tree(4, "", ONE_BULK));
     let res = fairlab_sim::run(&sc, None).unwrap();
     let mut h = fairlab_sim::metrics::Fnv64::default();
+    let empty_later = |n: &str, t: &fairlab_sim::metrics::Table| {
+        t.rows() == 0 && fairlab_sim::metrics::DIGESTED_WHEN_NONEMPTY.contains(&n)
+    };
     for (n, t) in &res.tables {
-        if !fairlab_sim::metrics::NOT_DIGESTED.contains(&n.as_str()) {
+        if !fairlab_sim::metrics::NOT_DIGESTED.contains(&n.as_str()) && !empty_later(n, t) {
             h.write(n.as_bytes());
             let later = fairlab_sim::metrics::NOT_DIGESTED_COLUMNS;
             t.hash_columns_into(&mut h, |c| !later.contains(&(n.as_str(), c)));

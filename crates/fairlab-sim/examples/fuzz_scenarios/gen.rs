@@ -816,8 +816,8 @@ fn tcp_table(g: &mut G) -> Table {
 fn workload(g: &mut G, hosts: &[String]) -> Table {
     let mut w = Table::new();
     let kind = g.choose(
-        &["incast", "bulk", "short", "udp"],
-        &["Incast", "", "flood"],
+        &["incast", "bulk", "short", "udp", "nfs_read"],
+        &["Incast", "", "flood", "nfs"],
     );
     let k = kind.as_str().unwrap_or("").to_string();
     w.insert("kind".into(), kind);
@@ -886,6 +886,66 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
                 );
             }
         }
+        "nfs_read" => {
+            // One server; its clients as one name, a list (sometimes with
+            // the server or a stranger in it), "all" or left out.
+            let i = g.below(hosts.len());
+            w.insert("server".into(), g.choose(&[hosts[i].as_str()], NAMES_BAD));
+            let others: Vec<&String> = hosts.iter().filter(|h| **h != hosts[i]).collect();
+            match g.below(4) {
+                0 if !others.is_empty() => {
+                    let c = g.pick(&others).clone();
+                    w.insert("client".into(), g.choose(&[c.as_str()], NAMES_BAD));
+                }
+                1 => {
+                    let n = 1 + g.below(others.len().max(1));
+                    let mut list: Vec<Value> = others
+                        .iter()
+                        .take(n)
+                        .map(|h| Value::String((*h).clone()))
+                        .collect();
+                    if g.chance(0.1) {
+                        list.push(host(g));
+                    }
+                    w.insert("clients".into(), Value::Array(list));
+                }
+                2 => {
+                    w.insert("clients".into(), g.choose(&["all"], &["none", "*"]));
+                }
+                _ => {}
+            }
+            w.insert(
+                "file_size".into(),
+                g.sized(&["1MiB", "256KiB", "100000B"], SIZES_BAD, SIZES_BIG),
+            );
+            if g.chance(0.6) {
+                w.insert(
+                    "io_size".into(),
+                    g.sized(&["64KiB", "32KiB", "1MiB", "1000B"], SIZES_BAD, SIZES_BIG),
+                );
+            }
+            if g.chance(0.5) {
+                w.insert("outstanding".into(), g.count(&[1, 2, 15, 64]));
+            }
+            if g.chance(0.2) {
+                w.insert(
+                    "request".into(),
+                    g.choose(&["200B", "100B", "2KiB"], SIZES_BAD),
+                );
+            }
+            if g.chance(0.2) {
+                w.insert(
+                    "reply_header".into(),
+                    g.choose(&["108B", "0B", "1KiB"], SIZES_BAD),
+                );
+            }
+            if g.chance(0.3) {
+                w.insert(
+                    "disk_rate".into(),
+                    g.sized(&["2Gbps", "200Mbps", "10Mbps"], RATES_BAD, RATES_BIG),
+                );
+            }
+        }
         "short" => {
             pair(g, &mut w);
             w.insert("count".into(), g.count(&[1, 5, 20]));
@@ -924,7 +984,9 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
     }
     if g.chance(0.04) {
         // A field of another kind.
-        let f = g.pick(&["src", "client", "count", "rate", "rounds", "spread", "sru"]);
+        let f = g.pick(&[
+            "src", "client", "count", "rate", "rounds", "spread", "sru", "io_size",
+        ]);
         w.insert(f.into(), Value::Integer(3));
     }
     w

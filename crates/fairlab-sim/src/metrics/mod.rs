@@ -1,4 +1,5 @@
-//! What a run measured, as columnar tables: flows, incast rounds, ports
+//! What a run measured, as columnar tables: flows, incast rounds, NFS
+//! reads, ports
 //! (switch and NIC), NIC transmit queues, and (when asked) per-flow
 //! throughput, queue and congestion-state time series.
 //!
@@ -12,6 +13,7 @@ mod flows;
 mod nic;
 mod paths;
 mod ports;
+mod reads;
 mod rounds;
 mod series;
 mod table;
@@ -92,6 +94,7 @@ pub const COLLECTORS: &[&dyn Collector] = &[
     &drops::DropRuns,
     &drops::FlowDropRuns,
     &drops::DropTrace,
+    &reads::Reads,
 ];
 
 pub(crate) fn secs(t: Time) -> f64 {
@@ -110,6 +113,12 @@ pub const NOT_DIGESTED: &[&str] = &[
     "drop_trace",
 ];
 
+/// Tables the digest covers only when they have rows: added after digests
+/// were first recorded, by a workload no earlier run had (the reads table
+/// of NFS reads), so that every earlier run keeps its digest and a run
+/// with rows has them digested.
+pub const DIGESTED_WHEN_NONEMPTY: &[&str] = &["reads"];
+
 /// Columns the digest leaves out, by (table, column), for the same reason:
 /// the ports table's shaper columns (added with shapers) describe a port's
 /// shaper and how often it held a packet, and every run without a shaper
@@ -117,14 +126,15 @@ pub const NOT_DIGESTED: &[&str] = &[
 pub const NOT_DIGESTED_COLUMNS: &[(&str, &str)] = &[("ports", "shaper"), ("ports", "shaper_waits")];
 
 /// The digest of a run's tables: every table and column but the ones
-/// [`NOT_DIGESTED`] and [`NOT_DIGESTED_COLUMNS`] name, names and values
-/// bit for bit (FNV-1a).
+/// [`NOT_DIGESTED`] and [`NOT_DIGESTED_COLUMNS`] name (and the tables of
+/// [`DIGESTED_WHEN_NONEMPTY`] without rows), names and values bit for bit
+/// (FNV-1a).
 pub fn digest_of(tables: &[(String, Table)]) -> String {
     let mut h = Fnv64::default();
-    for (n, t) in tables
-        .iter()
-        .filter(|(n, _)| !NOT_DIGESTED.contains(&n.as_str()))
-    {
+    for (n, t) in tables.iter().filter(|(n, t)| {
+        !NOT_DIGESTED.contains(&n.as_str())
+            && (t.rows() > 0 || !DIGESTED_WHEN_NONEMPTY.contains(&n.as_str()))
+    }) {
         h.write(n.as_bytes());
         t.hash_columns_into(&mut h, |c| !NOT_DIGESTED_COLUMNS.contains(&(n.as_str(), c)));
     }

@@ -11,7 +11,7 @@
 //! user who means a bigger run raises it in `[limits]`.
 
 use super::queues::{Buffer, Discipline};
-use super::workloads::WorkloadSpec;
+use super::workloads::{NfsReadSpec, WorkloadSpec};
 use super::{Resolved, Scenario, ScenarioError};
 use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
 use serde::{Deserialize, Serialize};
@@ -242,6 +242,9 @@ impl Estimate {
                     tcp_flow(&s.src, &s.dst);
                     conns += s.count as u64;
                 }
+                // Counted apart from the others' senders and receivers: an
+                // NFS read's packets are estimated on their own (below).
+                WorkloadSpec::NfsRead(n) => conns += n.client_count(&r.hosts) as u64,
                 WorkloadSpec::Udp(_) => udp_flows += 1,
             }
             if !matches!(w, WorkloadSpec::Udp(_)) {
@@ -300,6 +303,13 @@ impl Estimate {
                     let all = size.saturating_mul(s.count as u64);
                     (s.src.clone(), s.dst.clone(), size, all, 1)
                 }
+                WorkloadSpec::NfsRead(n) => {
+                    let clients = n.clients(&r.hosts);
+                    let each = n.reply_bytes();
+                    let all = each.saturating_mul(clients.len() as u64);
+                    let first = clients.first().cloned().unwrap_or_default();
+                    (n.server.clone(), first, each, all, 1)
+                }
                 WorkloadSpec::Udp(_) => continue,
             };
             let packet = Bytes(tcp.mss as u64 + HEADERS);
@@ -320,18 +330,36 @@ impl Estimate {
                 }
                 _ => 0,
             };
+            // An NFS read: at most `outstanding` replies per round trip.
+            let windows = match w {
+                WorkloadSpec::NfsRead(n) => n.requests().div_ceil(n.outstanding().max(1) as u64),
+                _ => 0,
+            };
             let rtts = 1u64
                 .saturating_add(rounds.saturating_mul(per_transfer))
-                .saturating_add(setup);
+                .saturating_add(setup)
+                .saturating_add(windows);
+            // An NFS server's disk, when slower than the network, sets the
+            // pace: every client's file at its rate.
+            let transfer = Time(mul_div(
+                wire(bytes).saturating_mul(rounds),
+                8 * PS_PER_SEC,
+                slowest,
+            ));
+            let transfer = match w {
+                WorkloadSpec::NfsRead(NfsReadSpec {
+                    disk_rate: Some(d), ..
+                }) => {
+                    let files = n_files(w, &r.hosts);
+                    transfer.max(Time(mul_div(files, 8 * PS_PER_SEC, d.get())))
+                }
+                _ => transfer,
+            };
             let end = w
                 .last_open()
                 .unwrap_or(Time::MAX)
                 .saturating_add(rtt.times(rtts))
-                .saturating_add(Time(mul_div(
-                    wire(bytes).saturating_mul(rounds),
-                    8 * PS_PER_SEC,
-                    slowest,
-                )))
+                .saturating_add(transfer)
                 .saturating_add(tcp.initial_rto)
                 .saturating_add(tcp.min_rto.max(tcp.granularity).times(rounds))
                 .saturating_add(think.times(rounds));
@@ -390,8 +418,49 @@ impl Estimate {
                         s.flow_bytes(mss)
                     ),
                 }),
-                WorkloadSpec::Udp(_) => {}
+                WorkloadSpec::Udp(_) | WorkloadSpec::NfsRead(_) => {}
             }
+        }
+        // NFS reads: per reply, its segments and its request's; with a
+        // duration, no more replies than the server's link carries in that
+        // time (its clients share it). Apart from the cap below, which
+        // counts full segments: READs smaller than a segment are packets
+        // of their own.
+        let mut nfs_terms = Vec::new();
+        for (i, w) in sc.workloads.iter().enumerate() {
+            let WorkloadSpec::NfsRead(n) = w else {
+                continue;
+            };
+            let mss = r.workload_tcp(i).map_or(1460, |t| t.mss);
+            let clients = n.client_count(&r.hosts) as u64;
+            let reply = n.io_size().get().saturating_add(n.reply_header().get());
+            let reply_segments = segments(reply, mss);
+            let per_reply = reply_segments.saturating_add(segments(n.request().get(), mss));
+            let replies = n.requests().saturating_mul(clients);
+            let mut term = Term {
+                value: replies.saturating_mul(per_reply),
+                path: format!("workload[{i}].file_size"),
+                how: format!(
+                    "{clients} clients x {} READs x {per_reply} segments (reply and request)",
+                    n.requests()
+                ),
+            };
+            if let Some(d) = sc.duration {
+                let time = d.saturating_sub(w.start().min(d));
+                let wire = reply.saturating_add(reply_segments.saturating_mul(HEADERS));
+                let fit = mul_div(access, time.0, 8 * PS_PER_SEC * wire.max(1)).saturating_add(1);
+                if fit < replies {
+                    term = Term {
+                        value: fit.saturating_mul(per_reply),
+                        path: "duration".into(),
+                        how: format!(
+                            "\"{time}\" of READ replies of {reply} bytes at {} bits/s (the server's link), {per_reply} segments each",
+                            approx(access)
+                        ),
+                    };
+                }
+            }
+            nfs_terms.push(term);
         }
         if let Some(d) = sc.duration {
             let mut cover = (senders.len() as u64).saturating_mul(access);
@@ -424,6 +493,7 @@ impl Estimate {
             }
         }
         est.packets.extend(tcp_terms);
+        est.packets.extend(nfs_terms);
         // Every connection opens and acknowledges its opening (SYN,
         // SYN-ACK, ACK, and the request or first ACK), whatever the time.
         if conns > 0 {
@@ -719,6 +789,17 @@ impl Estimate {
             ),
         });
         est
+    }
+}
+
+/// File bytes an NFS read workload reads altogether (0 for another kind).
+fn n_files(w: &WorkloadSpec, hosts: &[String]) -> u64 {
+    match w {
+        WorkloadSpec::NfsRead(n) => n
+            .file_size
+            .get()
+            .saturating_mul(n.client_count(hosts) as u64),
+        _ => 0,
     }
 }
 

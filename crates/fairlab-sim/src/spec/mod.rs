@@ -46,8 +46,8 @@ pub use topology::{
     ParkingLotSpec, StarSpec, TopologySpec, MAX_HOSTS,
 };
 pub use workloads::{
-    Arrivals, BulkSpec, IncastSpec, ServerList, ShortSpec, UdpSpec, WorkloadSpec, DEFAULT_REQUEST,
-    DEFAULT_ROUNDS,
+    Arrivals, BulkSpec, IncastSpec, NfsReadSpec, ServerList, ShortSpec, UdpSpec, WorkloadSpec,
+    DEFAULT_REQUEST, DEFAULT_ROUNDS,
 };
 
 use crate::units::{Bytes, Time};
@@ -323,6 +323,11 @@ impl Scenario {
                 .collect(),
             WorkloadSpec::Bulk(b) => vec![(b.src.clone(), b.dst.clone())],
             WorkloadSpec::Short(s) => vec![(s.src.clone(), s.dst.clone())],
+            WorkloadSpec::NfsRead(w) => w
+                .clients(hosts)
+                .into_iter()
+                .map(|c| (w.server.clone(), c))
+                .collect(),
             WorkloadSpec::Udp(_) => return Ok(()),
         };
         let packet = Bytes((t.mss + TCP_IP_HEADER) as u64);
@@ -556,7 +561,7 @@ impl Scenario {
         if self.workloads.is_empty() {
             return Err(ScenarioError::new(
                 "workload",
-                "no workload given; expected at least one [[workload]] (kind = \"incast\", \"bulk\", \"short\" or \"udp\")",
+                "no workload given; expected at least one [[workload]] (kind = \"incast\", \"bulk\", \"short\", \"udp\" or \"nfs_read\")",
             ));
         }
         let mut unbounded = false;
@@ -612,6 +617,7 @@ impl Scenario {
                 WorkloadSpec::Incast(w) => w.server_count(&hosts) as u64,
                 WorkloadSpec::Bulk(_) => 1,
                 WorkloadSpec::Short(s) => s.count as u64,
+                WorkloadSpec::NfsRead(w) => w.client_count(&hosts) as u64,
                 WorkloadSpec::Udp(_) => 0,
             })
             .sum();

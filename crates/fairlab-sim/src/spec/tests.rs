@@ -165,6 +165,223 @@ fn short_workload_fields_are_not_fields_of_other_kinds() {
     assert!(e.message.contains("incast"), "{e}");
 }
 
+const NFS: &str = r#"
+duration = "1s"
+[topology]
+kind = "star"
+hosts = 4
+rate = "1Gbps"
+delay = "25us"
+[[workload]]
+kind = "nfs_read"
+server = "h0"
+clients = ["h1", "h2"]
+file_size = "1MiB"
+"#;
+
+/// NFS_READ with `from` replaced by `to`: refused at `path` (one line,
+/// naming the value where there is one).
+fn nfs_rejected(from: &str, to: &str, path: &str, says: &str) {
+    assert!(NFS.contains(from), "{from}");
+    let e = rejected_at(&NFS.replace(from, to), path);
+    assert!(e.message.contains(says), "{e}");
+}
+
+#[test]
+fn an_nfs_read_parses_with_its_defaults_and_round_trips() {
+    let sc = Scenario::from_toml_str(NFS).unwrap();
+    let WorkloadSpec::NfsRead(w) = &sc.workloads[0] else {
+        panic!("an nfs_read")
+    };
+    assert_eq!(w.io_size(), Bytes(64 << 10));
+    assert_eq!(w.outstanding(), 15);
+    assert_eq!(w.request(), Bytes(200));
+    assert_eq!(w.reply_header(), Bytes(108));
+    assert_eq!(w.disk_rate, None);
+    let hosts = sc.host_names();
+    assert_eq!(w.clients(&hosts), ["h1", "h2"]);
+    assert_eq!(Scenario::from_json_str(&sc.to_json()).unwrap(), sc);
+    // "all" (the default) is every host but the server; `client` names one.
+    let all = Scenario::from_toml_str(&NFS.replace("clients = [\"h1\", \"h2\"]\n", "")).unwrap();
+    let WorkloadSpec::NfsRead(w) = &all.workloads[0] else {
+        panic!()
+    };
+    assert_eq!(w.clients(&hosts), ["h1", "h2", "h3"]);
+    let one =
+        Scenario::from_toml_str(&NFS.replace("clients = [\"h1\", \"h2\"]", "client = \"h3\""))
+            .unwrap();
+    let WorkloadSpec::NfsRead(w) = &one.workloads[0] else {
+        panic!()
+    };
+    assert_eq!(w.clients(&hosts), ["h3"]);
+}
+
+#[test]
+fn nfs_read_fields_are_refused_with_their_path_value_and_what_is_allowed() {
+    let clients = "clients = [\"h1\", \"h2\"]";
+    nfs_rejected(
+        "server = \"h0\"",
+        "server = \"nfs\"",
+        "workload[0].server",
+        "\"nfs\" is not a host",
+    );
+    nfs_rejected("server = \"h0\"\n", "", "workload[0].server", "missing");
+    nfs_rejected(
+        "file_size = \"1MiB\"\n",
+        "",
+        "workload[0].file_size",
+        "missing",
+    );
+    nfs_rejected(
+        clients,
+        "clients = [\"h1\", \"h0\"]",
+        "workload[0].clients[1]",
+        "\"h0\" is the server",
+    );
+    nfs_rejected(
+        clients,
+        "clients = [\"h1\", \"h1\"]",
+        "workload[0].clients[1]",
+        "listed twice",
+    );
+    nfs_rejected(
+        clients,
+        "clients = [\"h1\", \"x\"]",
+        "workload[0].clients[1]",
+        "\"x\" is not a host",
+    );
+    nfs_rejected(clients, "clients = []", "workload[0].clients", "no clients");
+    nfs_rejected(
+        clients,
+        "clients = \"some\"",
+        "workload[0].clients",
+        "\"all\" or a list",
+    );
+    nfs_rejected(
+        clients,
+        "client = \"h0\"",
+        "workload[0].client",
+        "\"h0\" is the server",
+    );
+    nfs_rejected(
+        clients,
+        "client = \"h9\"",
+        "workload[0].client",
+        "\"h9\" is not a host",
+    );
+    nfs_rejected(
+        clients,
+        "client = \"h1\"\nclients = \"all\"",
+        "workload[0].clients",
+        "both client and clients",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"0B\"",
+        "workload[0].file_size",
+        "\"0B\" is not allowed",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\nio_size = \"0B\"",
+        "workload[0].io_size",
+        "positive",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\nrequest = \"0B\"",
+        "workload[0].request",
+        "positive",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\nrequest = \"2MiB\"",
+        "workload[0].request",
+        "at most \"1MiB\"",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\nreply_header = \"2MiB\"",
+        "workload[0].reply_header",
+        "\"2MiB\"",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\noutstanding = 0",
+        "workload[0].outstanding",
+        "0 is out of range; expected 1 to 65536",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\noutstanding = 65537",
+        "workload[0].outstanding",
+        "65537",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\ndisk_rate = \"0bps\"",
+        "workload[0].disk_rate",
+        "positive",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\ndisk_rate = \"9Tbps\"",
+        "workload[0].disk_rate",
+        "too fast",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\nstart = \"2000000s\"",
+        "workload[0].start",
+        "too long",
+    );
+    nfs_rejected(
+        "\"1MiB\"",
+        "\"1MiB\"\nsru = \"1MiB\"",
+        "workload[0].sru",
+        "nfs_read",
+    );
+    // A file whose replies (data and a header each) pass 1 EiB.
+    nfs_rejected(
+        "\"1MiB\"",
+        "1000000000000000000\nio_size = \"1B\"",
+        "workload[0].file_size",
+        "1 EiB",
+    );
+    // Its fields are not another kind's.
+    let e = err_toml(&GOOD.replace("rounds = 2", "rounds = 2\nio_size = \"64KiB\""));
+    assert_eq!(e.path, "workload[0].io_size");
+}
+
+#[test]
+fn an_nfs_reads_estimates_count_each_read_and_its_request() {
+    // Without a duration: 2 clients x 16 READs x (45 + 1) segments.
+    let sc = Scenario::from_toml_str(&NFS.replace("duration = \"1s\"\n", "")).unwrap();
+    let r = sc.resolve().unwrap();
+    assert_eq!(r.estimate.packets(), 2 * 16 * 46 + 2 * 4);
+    assert_eq!(r.estimate.flows, 2);
+    // Small READs over a long file are packets of their own: the duration
+    // caps them by replies of that size, not full segments.
+    let small = NFS.replace("\"1MiB\"", "\"10GiB\"\nio_size = \"100B\"");
+    let r = Scenario::from_toml_str(&small).unwrap().resolve().unwrap();
+    let replies = 1e9 / 8.0 / (100.0 + 108.0 + 40.0);
+    let got = r.estimate.packets() as f64;
+    assert!(
+        (got - 2.0 * replies).abs() / (2.0 * replies) < 0.01,
+        "{got}"
+    );
+    // A slow disk lengthens the run the series are sized for.
+    let slow = NFS
+        .replace("duration = \"1s\"\n", "")
+        .replace("\"1MiB\"", "\"1MiB\"\ndisk_rate = \"8Mbps\"");
+    let r = Scenario::from_toml_str(&slow).unwrap().resolve().unwrap();
+    assert!(
+        r.estimate.horizon >= Time::from_secs(2),
+        "{}",
+        r.estimate.horizon
+    );
+}
+
 // ---------------------------------------------------------------------------
 // Regressions: each input below once panicked, hung, exhausted memory or was
 // accepted with a value the simulator cannot use.
@@ -531,7 +748,7 @@ fn the_reference_scenario_in_the_docs_validates_as_written() {
         .max_by_key(|b| b.len())
         .expect("a toml block");
     let sc = Scenario::from_toml_str(block).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(sc.workloads.len(), 4, "every workload kind is shown");
+    assert_eq!(sc.workloads.len(), 5, "every workload kind is shown");
     crate::spec::build(&sc, None).unwrap_or_else(|e| panic!("{e}"));
 }
 

@@ -23,6 +23,24 @@ pub const DEFAULT_REQUEST: Bytes = Bytes(100);
 pub const DEFAULT_ROUNDS: u32 = 20;
 /// Default UDP datagram: a full Ethernet frame's IP packet.
 pub const DEFAULT_UDP_PACKET: Bytes = Bytes(1500);
+/// Default NFS read size: the hash-cast study's 64 KB I/O size.
+pub const DEFAULT_IO_SIZE: Bytes = Bytes(64 << 10);
+/// Default READs in flight per client: Linux's NFS readahead of the study's
+/// kernels, NFS_MAX_READAHEAD = RPC_DEF_SLOT_TABLE - 1 = 15 rsize-sized
+/// reads (fs/nfs/internal.h; `ra_pages = rpages * NFS_MAX_READAHEAD`).
+pub const DEFAULT_OUTSTANDING: u32 = 15;
+/// The most READs in flight: sunrpc's largest slot table (RPC_MAX_SLOT_TABLE_LIMIT).
+pub const MAX_OUTSTANDING: u32 = 65_536;
+/// Default NFSv4.1 READ call on the wire (TCP payload): record mark, RPC
+/// call header with AUTH_SYS credentials, COMPOUND of SEQUENCE, PUTFH and
+/// READ: about 200 bytes.
+pub const DEFAULT_NFS_REQUEST: Bytes = Bytes(200);
+/// Default header before each READ reply's data: record mark (4), RPC
+/// reply header (24), COMPOUND result (12), SEQUENCE (44), PUTFH (8) and
+/// READ (16) results: 108 bytes.
+pub const DEFAULT_REPLY_HEADER: Bytes = Bytes(108);
+/// The largest reply header or request an NFS read may name: 1 MiB.
+pub const MAX_RPC_MESSAGE: Bytes = Bytes(1 << 20);
 
 /// Incast servers: `"all"` (every host but the client) or a list of names.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,6 +177,44 @@ pub struct ShortSpec {
     pub tcp: Option<TcpSpec>,
 }
 
+/// NFS-like sequential reads: each client reads a file from one server over
+/// its own connection, `io_size` bytes per READ RPC, `outstanding` in flight.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct NfsReadSpec {
+    /// When the clients open their connections (default 0: at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start: Option<Time>,
+    pub server: String,
+    /// One client (or `clients`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub client: Option<String>,
+    /// Several clients, each with its own connection and file: `"all"`
+    /// (every host but the server, the default) or a list of names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clients: Option<ServerList>,
+    /// Bytes each client reads.
+    pub file_size: Bytes,
+    /// File bytes per READ (default 64KiB).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_size: Option<Bytes>,
+    /// READs each client keeps in flight (default 15).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outstanding: Option<u32>,
+    /// Bytes of each READ call (default 200B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request: Option<Bytes>,
+    /// Bytes before each reply's data (default 108B).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reply_header: Option<Bytes>,
+    /// The server answers no faster than its disk reads at this rate
+    /// (shared by this workload's clients; default: from memory, at once).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub disk_rate: Option<BitsPerSec>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpSpec>,
+}
+
 /// Constant-rate UDP datagrams (background load).
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -184,9 +240,10 @@ pub enum WorkloadSpec {
     Bulk(BulkSpec),
     Short(ShortSpec),
     Udp(UdpSpec),
+    NfsRead(NfsReadSpec),
 }
 
-const KINDS: [&str; 4] = ["incast", "bulk", "short", "udp"];
+const KINDS: [&str; 5] = ["incast", "bulk", "short", "udp", "nfs_read"];
 
 impl<'de> Deserialize<'de> for WorkloadSpec {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
@@ -196,7 +253,8 @@ impl<'de> Deserialize<'de> for WorkloadSpec {
                 0 => WorkloadSpec::Incast(tagged::read_as(rest, kind, "workload")?),
                 1 => WorkloadSpec::Bulk(tagged::read_as(rest, kind, "workload")?),
                 2 => WorkloadSpec::Short(tagged::read_as(rest, kind, "workload")?),
-                _ => WorkloadSpec::Udp(tagged::read_as(rest, kind, "workload")?),
+                3 => WorkloadSpec::Udp(tagged::read_as(rest, kind, "workload")?),
+                _ => WorkloadSpec::NfsRead(tagged::read_as(rest, kind, "workload")?),
             })
         })
     }
@@ -217,6 +275,7 @@ impl Serialize for WorkloadSpec {
             WorkloadSpec::Bulk(w) => Tagged { kind, spec: w }.serialize(s),
             WorkloadSpec::Short(w) => Tagged { kind, spec: w }.serialize(s),
             WorkloadSpec::Udp(w) => Tagged { kind, spec: w }.serialize(s),
+            WorkloadSpec::NfsRead(w) => Tagged { kind, spec: w }.serialize(s),
         }
     }
 }
@@ -288,6 +347,7 @@ impl WorkloadSpec {
             WorkloadSpec::Bulk(_) => KINDS[1],
             WorkloadSpec::Short(_) => KINDS[2],
             WorkloadSpec::Udp(_) => KINDS[3],
+            WorkloadSpec::NfsRead(_) => KINDS[4],
         }
     }
 
@@ -297,6 +357,7 @@ impl WorkloadSpec {
             WorkloadSpec::Bulk(w) => w.start,
             WorkloadSpec::Short(w) => w.start,
             WorkloadSpec::Udp(w) => w.start,
+            WorkloadSpec::NfsRead(w) => w.start,
         }
         .unwrap_or(Time::ZERO)
     }
@@ -307,6 +368,7 @@ impl WorkloadSpec {
             WorkloadSpec::Incast(w) => w.tcp.as_ref(),
             WorkloadSpec::Bulk(w) => w.tcp.as_ref(),
             WorkloadSpec::Short(w) => w.tcp.as_ref(),
+            WorkloadSpec::NfsRead(w) => w.tcp.as_ref(),
             WorkloadSpec::Udp(_) => None,
         }
     }
@@ -343,6 +405,7 @@ impl WorkloadSpec {
                 cx.stream("size", w.size.map_or(0, |s| s.get()), 1)
             }
             WorkloadSpec::Short(w) => w.validate(cx),
+            WorkloadSpec::NfsRead(w) => w.validate(cx),
             WorkloadSpec::Udp(w) => {
                 cx.pair(&w.src, &w.dst)?;
                 check_rate(&cx.at("rate"), w.rate)?;
@@ -470,6 +533,125 @@ impl IncastSpec {
         };
         cx.stream(f, per, rounds)?;
         cx.stream("request", self.request().get(), rounds)
+    }
+}
+
+impl NfsReadSpec {
+    pub fn io_size(&self) -> Bytes {
+        self.io_size.unwrap_or(DEFAULT_IO_SIZE)
+    }
+    pub fn outstanding(&self) -> u32 {
+        self.outstanding.unwrap_or(DEFAULT_OUTSTANDING)
+    }
+    pub fn request(&self) -> Bytes {
+        self.request.unwrap_or(DEFAULT_NFS_REQUEST)
+    }
+    pub fn reply_header(&self) -> Bytes {
+        self.reply_header.unwrap_or(DEFAULT_REPLY_HEADER)
+    }
+    /// READ RPCs per client.
+    pub fn requests(&self) -> u64 {
+        self.file_size.get().div_ceil(self.io_size().get().max(1))
+    }
+    /// Bytes the server sends each client: the file and a header per reply.
+    pub fn reply_bytes(&self) -> u64 {
+        self.requests()
+            .saturating_mul(self.reply_header().get())
+            .saturating_add(self.file_size.get())
+    }
+
+    /// The clients, resolved against the topology's hosts.
+    pub fn clients(&self, hosts: &[String]) -> Vec<String> {
+        match (&self.client, &self.clients) {
+            (Some(c), _) => vec![c.clone()],
+            (None, Some(ServerList::Names(v))) => v.clone(),
+            (None, None | Some(ServerList::All)) => hosts
+                .iter()
+                .filter(|h| **h != self.server)
+                .cloned()
+                .collect(),
+        }
+    }
+
+    /// How many clients, without making their names (the server is one of
+    /// `hosts`, checked before).
+    pub fn client_count(&self, hosts: &[String]) -> usize {
+        match (&self.client, &self.clients) {
+            (Some(_), _) => 1,
+            (None, Some(ServerList::Names(v))) => v.len(),
+            (None, None | Some(ServerList::All)) => hosts.len().saturating_sub(1),
+        }
+    }
+
+    fn validate(&self, cx: &Context) -> Result<(), ScenarioError> {
+        cx.host("server", &self.server)?;
+        let other = |at: String, name: &str, what: &str| {
+            ScenarioError::new(
+                at,
+                format!(
+                    "{name:?} is the server{what}; expected distinct clients other than the server"
+                ),
+            )
+        };
+        match (&self.client, &self.clients) {
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    cx.at("clients"),
+                    "both client and clients given; expected exactly one",
+                ))
+            }
+            (Some(c), None) => {
+                cx.host("client", c)?;
+                if *c == self.server {
+                    return Err(other(cx.at("client"), c, ""));
+                }
+            }
+            (None, Some(ServerList::Names(names))) => {
+                let mut seen = std::collections::HashSet::new();
+                for (j, c) in names.iter().enumerate() {
+                    let f = format!("clients[{j}]");
+                    cx.host(&f, c)?;
+                    if *c == self.server || !seen.insert(c.as_str()) {
+                        return Err(other(cx.at(&f), c, " or listed twice"));
+                    }
+                }
+            }
+            (None, None | Some(ServerList::All)) => {}
+        }
+        if self.client_count(cx.hosts) == 0 {
+            return Err(ScenarioError::new(
+                cx.at("clients"),
+                "no clients; expected at least one host other than the server",
+            ));
+        }
+        cx.positive("file_size", Some(self.file_size))?;
+        cx.positive("io_size", self.io_size)?;
+        cx.positive("request", self.request)?;
+        for (f, b) in [
+            ("request", self.request),
+            ("reply_header", self.reply_header),
+        ] {
+            if let Some(b) = b.filter(|b| *b > MAX_RPC_MESSAGE) {
+                return Err(ScenarioError::new(
+                    cx.at(f),
+                    format!("\"{b}\" is larger than an RPC message here may be; expected at most \"{MAX_RPC_MESSAGE}\""),
+                ));
+            }
+        }
+        match self.outstanding {
+            Some(n) if n == 0 || n > MAX_OUTSTANDING => {
+                return Err(ScenarioError::new(
+                    cx.at("outstanding"),
+                    format!("{n} is out of range; expected 1 to {MAX_OUTSTANDING} READs in flight (sunrpc's largest slot table)"),
+                ))
+            }
+            _ => {}
+        }
+        if let Some(r) = self.disk_rate {
+            check_rate(&cx.at("disk_rate"), r)?;
+        }
+        cx.stream("file_size", self.reply_bytes(), 1)?;
+        cx.stream("request", self.request().get(), self.requests())
     }
 }
 

@@ -5,11 +5,13 @@
 
 mod bulk;
 mod incast;
+mod nfs_read;
 mod short;
 mod udp;
 
 pub use bulk::Bulk;
 pub use incast::{Incast, RoundRecord};
+pub use nfs_read::{ClientRead, NfsRead, ReadParams};
 pub use short::ShortFlows;
 pub use udp::Udp;
 
@@ -45,6 +47,7 @@ pub enum Workload {
     Bulk(Bulk),
     Short(Box<ShortFlows>),
     Udp(Udp),
+    NfsRead(Box<NfsRead>),
 }
 
 impl Workload {
@@ -54,6 +57,7 @@ impl Workload {
             Workload::Bulk(w) => w.start,
             Workload::Short(w) => w.start,
             Workload::Udp(w) => w.start,
+            Workload::NfsRead(w) => w.start,
         }
     }
     pub fn finished(&self) -> bool {
@@ -61,6 +65,7 @@ impl Workload {
             Workload::Incast(w) => w.finished,
             Workload::Bulk(w) => w.finished,
             Workload::Short(w) => w.finished,
+            Workload::NfsRead(w) => w.finished,
             // Background traffic never holds the run open.
             Workload::Udp(_) => false,
         }
@@ -81,6 +86,7 @@ impl Workload {
             Workload::Bulk(_) => "bulk",
             Workload::Short(_) => "short",
             Workload::Udp(_) => "udp",
+            Workload::NfsRead(_) => "nfs_read",
         }
     }
     /// When connection `index` of this workload completed its work, if it did
@@ -91,6 +97,7 @@ impl Workload {
             Workload::Incast(_) | Workload::Udp(_) => None,
             Workload::Bulk(w) => w.end.get(),
             Workload::Short(w) => w.end[index as usize],
+            Workload::NfsRead(w) => w.reads[index as usize].end.get(),
         }
     }
     /// Fraction done, for progress reports (0 when unknown).
@@ -102,13 +109,14 @@ impl Workload {
                 None => 0.0,
             },
             Workload::Short(w) => w.done as f64 / w.conns.len().max(1) as f64,
+            Workload::NfsRead(w) => w.progress(),
             Workload::Udp(_) => 0.0,
         }
     }
     /// Whether the run waits for this workload (sized work does).
     pub fn bounded(&self) -> bool {
         match self {
-            Workload::Incast(_) | Workload::Short(_) => true,
+            Workload::Incast(_) | Workload::Short(_) | Workload::NfsRead(_) => true,
             Workload::Bulk(b) => b.bounded(),
             Workload::Udp(_) => false,
         }
@@ -119,6 +127,7 @@ impl Workload {
             Workload::Bulk(w) => w.start(now, acts),
             Workload::Short(w) => w.start(now, acts),
             Workload::Udp(w) => w.start(acts),
+            Workload::NfsRead(w) => w.start(now, acts),
         }
     }
     pub fn on_established(
@@ -132,6 +141,7 @@ impl Workload {
             Workload::Incast(w) => w.on_established(index, passive, now, acts),
             Workload::Bulk(w) => w.on_established(passive, now, acts),
             Workload::Short(w) => w.on_established(index, passive, acts),
+            Workload::NfsRead(w) => w.on_established(index, passive, acts),
             Workload::Udp(_) => {}
         }
     }
@@ -147,15 +157,17 @@ impl Workload {
             Workload::Incast(w) => w.on_delivered(index, passive, bytes, now, acts),
             Workload::Bulk(w) => w.on_delivered(passive, bytes, now),
             Workload::Short(w) => w.on_delivered(index, passive, bytes, now),
+            Workload::NfsRead(w) => w.on_delivered(index, passive, bytes, now, acts),
             Workload::Udp(_) => {}
         }
     }
     /// A connection of this workload gave up: the workload cannot finish,
     /// so it stops (and no longer holds the run open).
-    /// (A short workload loses only that flow.)
+    /// (A short workload loses only that flow, an NFS read that client.)
     pub fn on_aborted(&mut self, index: u32) {
         match self {
             Workload::Short(w) => w.on_aborted(index),
+            Workload::NfsRead(w) => w.on_aborted(index),
             Workload::Incast(w) => {
                 w.aborted = true;
                 w.finished = true;
@@ -172,6 +184,7 @@ impl Workload {
             Workload::Incast(w) => w.aborted,
             Workload::Bulk(w) => w.aborted,
             Workload::Short(w) => w.aborted,
+            Workload::NfsRead(w) => w.aborted,
             Workload::Udp(_) => false,
         }
     }
@@ -179,6 +192,7 @@ impl Workload {
         match self {
             Workload::Incast(w) => w.on_wakeup(token, now, acts),
             Workload::Short(w) => w.on_wakeup(token, now, acts),
+            Workload::NfsRead(w) => w.on_wakeup(token, now, acts),
             _ => {}
         }
     }

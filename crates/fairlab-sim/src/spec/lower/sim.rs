@@ -22,7 +22,7 @@ use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
 use crate::transport::{Arrivals, Endpoint, UdpFlow};
 use crate::units::{BitsPerSec, Bytes, Time};
-use crate::workload::{Bulk, ConnApp, Incast, ShortFlows, Udp, Workload};
+use crate::workload::{Bulk, ConnApp, Incast, NfsRead, ReadParams, ShortFlows, Udp, Workload};
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -554,6 +554,38 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     ids,
                     size,
                     &mut Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
+                ))));
+            }
+            WorkloadSpec::NfsRead(w) => {
+                let server = node(&w.server);
+                let names = w.clients(&resolved.hosts);
+                let clients: Vec<NodeId> = names.iter().map(|n| node(n)).collect();
+                let mut ids = Vec::with_capacity(clients.len());
+                for (i, &cl) in clients.iter().enumerate() {
+                    let c = conns.len() as u32;
+                    ids.push(c);
+                    // The client opens and asks; the server listens and
+                    // sends the data (the replies).
+                    conns.push(Conn::new(
+                        socket(&tcp, c, cl, server, false),
+                        socket(&tcp, c, server, cl, true),
+                        ConnApp {
+                            workload: id,
+                            index: i as u32,
+                        },
+                        1,
+                    ));
+                }
+                let params = ReadParams {
+                    file_size: w.file_size.get(),
+                    io_size: w.io_size().get(),
+                    outstanding: w.outstanding(),
+                    request: w.request().get(),
+                    reply_header: w.reply_header().get(),
+                    disk_rate: w.disk_rate,
+                };
+                workloads.push(Workload::NfsRead(Box::new(NfsRead::new(
+                    id, start, server, clients, ids, params,
                 ))));
             }
             // UDP flows are endpoints after the connections: below.
