@@ -448,7 +448,8 @@ impl Estimate {
             if let Some(d) = sc.duration {
                 let time = d.saturating_sub(w.start().min(d));
                 let wire = reply.saturating_add(reply_segments.saturating_mul(HEADERS));
-                let fit = mul_div(access, time.0, 8 * PS_PER_SEC * wire.max(1)).saturating_add(1);
+                let fit = mul_div(access, time.0, (8 * PS_PER_SEC).saturating_mul(wire.max(1)))
+                    .saturating_add(1);
                 if fit < replies {
                     term = Term {
                         value: fit.saturating_mul(per_reply),
