@@ -122,7 +122,7 @@ def summarize_probability(tasks: Sequence[Task], results: Sequence[Result]) -> S
                 row["sim_ge2_se"] = math.sqrt(max(p * (1 - p), 1e-12) / len(s))
                 row["sim_seeds"] = len(s)
             rows.append(row)
-    return Summary(pd.DataFrame(rows), extra=sim)
+    return Summary(pd.DataFrame(rows))
 
 
 def _model_agrees(t: pd.DataFrame):
@@ -274,11 +274,12 @@ def summarize_winners(tasks: Sequence[Task], results: Sequence[Result]) -> Summa
     counts = samples.groupby(["queues", "wl_class"]).size().rename("runs").reset_index()
     counts["share"] = counts["runs"] / counts.groupby("queues")["runs"].transform("sum")
     for q in (6, 8):
+        model = {float(k): float(v) for k, v in hashcast.distribution(5, q).items()}
         for r in (1.0, 2.0, 3.0):
-            counts.loc[(counts["queues"] == q) & (counts["wl_class"] == r), "exact"] = float(
-                hashcast.distribution(5, q).get(hashcast._frac(r), 0)
+            counts.loc[(counts["queues"] == q) & (counts["wl_class"] == r), "exact"] = model.get(
+                r, 0.0
             )
-    return Summary(counts, samples=samples, extra=samples)
+    return Summary(counts, samples=samples)
 
 
 def _two_often_three_seldom(t: pd.DataFrame):

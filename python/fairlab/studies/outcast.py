@@ -54,6 +54,11 @@ BIN = f"{int(BIN_S * 1000)}ms"
 PACKET_BITS = 1500 * 8
 
 
+def _plan(quick: bool) -> tuple[list[int], float]:
+    """The seeds and the duration (s) of every run of an experiment."""
+    return (QUICK_SEEDS, QUICK_DURATION_S) if quick else (SEEDS, DURATION_S)
+
+
 _RATES_BPS = {"10Gbps": 10**10, "1Gbps": 10**9, "100Mbps": 10**8}
 
 
@@ -271,9 +276,9 @@ def summarize_two_switch(tasks: Sequence[Task], results: Sequence[Result]) -> Su
 
 def _two_switch_tasks(rate: str, quick: bool) -> list[Task]:
     out = []
-    duration = QUICK_DURATION_S if quick else DURATION_S
+    seeds, duration = _plan(quick)
     for n in [12] if quick else GROUPS:
-        for seed in QUICK_SEEDS if quick else SEEDS:
+        for seed in seeds:
             sc = two_switch_scenario(n, rate=rate, duration_s=duration, seed=seed)
             out.append(Task(sc, seed, {"rate": rate, "senders": n, "seed": seed}))
     return out
@@ -415,9 +420,9 @@ def plot_two_switch(summary: Summary, published: Sequence[Published]) -> Figure:
 
 def remedy_tasks(quick: bool) -> list[Task]:
     out = []
-    duration = QUICK_DURATION_S if quick else DURATION_S
+    seeds, duration = _plan(quick)
     for remedy in REMEDIES:
-        for seed in QUICK_SEEDS if quick else SEEDS:
+        for seed in seeds:
             sc = two_switch_scenario(12, duration_s=duration, remedy=remedy, seed=seed)
             out.append(Task(sc, seed, {"remedy": remedy, "senders": 12, "seed": seed}))
     return out
@@ -560,12 +565,12 @@ def _fat_tree_cases() -> list[tuple[str, list[str]]]:
 def fat_tree_tasks(quick: bool) -> list[Task]:
     """Each case under the study's routing and under equal-length routing."""
     out = []
-    duration = QUICK_DURATION_S if quick else DURATION_S
+    seeds, duration = _plan(quick)
     for paths in ("shortest", "equal_length"):
         for label, senders in _fat_tree_cases():
             if quick and label != "15 to 1":
                 continue
-            for seed in QUICK_SEEDS if quick else SEEDS:
+            for seed in seeds:
                 sc = fat_tree_scenario(senders, duration_s=duration, paths=paths, seed=seed)
                 out.append(Task(sc, seed, {"paths": paths, "case": label, "seed": seed}))
     return out
@@ -690,9 +695,9 @@ def fat_tree_remedy_tasks(quick: bool) -> list[Task]:
 
     senders = fat_tree_hosts(FAT_TREE_K)[1:]
     out = []
-    duration = QUICK_DURATION_S if quick else DURATION_S
+    seeds, duration = _plan(quick)
     for remedy in ("droptail", "red", "red-16KiB", "sfq", "sfq-64KiB", "pacing"):
-        for seed in QUICK_SEEDS if quick else SEEDS:
+        for seed in seeds:
             sc = fat_tree_scenario(senders, duration_s=duration, remedy=remedy, seed=seed)
             out.append(Task(sc, seed, {"remedy": remedy, "case": "15 to 1", "seed": seed}))
     return out
@@ -776,10 +781,10 @@ def scale_up_tasks(quick: bool) -> list[Task]:
 
     far = [h for h in fat_tree_hosts(FAT_TREE_K) if not h.startswith("h0_")]
     out = []
-    duration = QUICK_DURATION_S if quick else DURATION_S
+    seeds, duration = _plan(quick)
     for n in [2] if quick else SCALE_UP:
         senders = ["h0_0_1"] * n + [h for h in far for _ in range(n)]
-        for seed in QUICK_SEEDS if quick else SEEDS:
+        for seed in seeds:
             sc = fat_tree_scenario(senders, duration_s=duration, seed=seed)
             out.append(Task(sc, seed, {"case": f"{n} vs {12 * n}", "seed": seed}))
     return out
@@ -835,7 +840,7 @@ RUN_BUCKETS = [(1, 1, "1"), (2, 2, "2"), (3, 3, "3"), (4, 7, "4-7"), (8, 10**9, 
 
 def blackout_tasks(quick: bool) -> list[Task]:
     out = []
-    duration = QUICK_DURATION_S if quick else DURATION_S
+    _, duration = _plan(quick)
     for rate in ("100Mbps", "1Gbps"):
         for n in [12] if quick else [6, 12]:
             sc = two_switch_scenario(n, rate=rate, duration_s=duration, seed=1)
@@ -1043,10 +1048,10 @@ def mininet_scenario(
 
 def mininet_tasks(quick: bool) -> list[Task]:
     out = []
-    duration = QUICK_DURATION_S if quick else DURATION_S
+    seeds, duration = _plan(quick)
     for setting in MININET_SETTINGS:
         for n in [12] if quick else GROUPS:
-            for seed in QUICK_SEEDS if quick else SEEDS:
+            for seed in seeds:
                 sc = mininet_scenario(n, setting, duration_s=duration, seed=seed)
                 out.append(Task(sc, seed, {"shaper": setting, "senders": n, "seed": seed}))
     return out

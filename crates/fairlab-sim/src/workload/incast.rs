@@ -267,25 +267,13 @@ impl Incast {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::workload::testing::writes;
 
     #[test]
     fn block_split_sums_to_block() {
         let v = Incast::split_block(1 << 20, 47);
         assert_eq!(v.iter().sum::<u64>(), 1 << 20);
         assert!(v.iter().max().unwrap() - v.iter().min().unwrap() <= 1);
-    }
-
-    fn writes(acts: &[AppAction]) -> Vec<(u32, bool, u64)> {
-        acts.iter()
-            .filter_map(|a| match *a {
-                AppAction::Write {
-                    conn,
-                    passive,
-                    bytes,
-                } => Some((conn, passive, bytes)),
-                _ => None,
-            })
-            .collect()
     }
 
     /// The warm-up asks one server at a time for a request-sized answer,

@@ -197,3 +197,23 @@ impl Workload {
         }
     }
 }
+
+/// Helpers of the workloads' unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::AppAction;
+
+    /// The writes among `acts`: (connection, passive side, bytes).
+    pub fn writes(acts: &[AppAction]) -> Vec<(u32, bool, u64)> {
+        acts.iter()
+            .filter_map(|a| match *a {
+                AppAction::Write {
+                    conn,
+                    passive,
+                    bytes,
+                } => Some((conn, passive, bytes)),
+                _ => None,
+            })
+            .collect()
+    }
+}

@@ -267,19 +267,7 @@ impl NfsRead {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn writes(acts: &[AppAction]) -> Vec<(u32, bool, u64)> {
-        acts.iter()
-            .filter_map(|a| match *a {
-                AppAction::Write {
-                    conn,
-                    passive,
-                    bytes,
-                } => Some((conn, passive, bytes)),
-                _ => None,
-            })
-            .collect()
-    }
+    use crate::workload::testing::writes;
 
     fn params(file: u64, io: u64, outstanding: u32) -> ReadParams {
         ReadParams {
