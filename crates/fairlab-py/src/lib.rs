@@ -306,6 +306,26 @@ fn check_toml(text: &str) -> PyResult<()> {
     }
 }
 
+/// Lowers a scenario for the namespace backend on a machine (its JSON:
+/// `hz`, `congestion_controls`, `qdiscs`); returns the plan as JSON, its
+/// warnings inside (docs/emulation.md). A refusal is a ScenarioError.
+fn lower_netns(text: &str, toml: bool, machine: &str) -> PyResult<String> {
+    use fairlab_sim::spec::lower::netns;
+    let m = netns::Machine::from_json(machine).map_err(scenario_err)?;
+    let sc = parse(text, toml)?;
+    Ok(netns::lower(&sc, &m).map_err(scenario_err)?.to_json())
+}
+
+#[pyfunction]
+fn lower_netns_toml(text: &str, machine: &str) -> PyResult<String> {
+    lower_netns(text, true, machine)
+}
+
+#[pyfunction]
+fn lower_netns_json(text: &str, machine: &str) -> PyResult<String> {
+    lower_netns(text, false, machine)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A bug must surface as a Python exception, not a Rust backtrace on stderr.
@@ -318,5 +338,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(lower_netns_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(lower_netns_json, m)?)?;
     Ok(())
 }

@@ -3,7 +3,8 @@
 //! `sim.rs` imports the simulator's); it starts from [`super::Scenario::resolve`]
 //! (hosts, TCP settings, estimates already worked out) and refuses, by
 //! field path, whatever its backend cannot honour (docs/scenario.md,
-//! "Backend support"). The namespace (Linux netns) backend's lowering will
-//! be a sibling, `netns.rs`.
+//! "Backend support"). The namespace (Linux netns) backend's lowering
+//! is its sibling, `netns.rs`, which imports no simulator type.
 
+pub mod netns;
 pub mod sim;

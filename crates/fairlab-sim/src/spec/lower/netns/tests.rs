@@ -1,0 +1,318 @@
+use super::*;
+
+fn machine() -> Machine {
+    Machine {
+        hz: 250,
+        congestion_controls: vec!["reno".into(), "cubic".into(), "bbr".into()],
+        qdiscs: ["htb", "tbf", "bfifo", "pfifo"].map(String::from).to_vec(),
+    }
+}
+
+const INCAST: &str = r#"
+[topology]
+kind = "star"
+hosts = ["client", "s1", "s2", "s3"]
+rate = "100Mbps"
+delay = "25us"
+[queue]
+limit = "32KiB"
+[tcp]
+min_rto = "200ms"
+[[workload]]
+kind = "incast"
+client = "client"
+sru = "64KiB"
+rounds = 5
+"#;
+
+fn lowered(text: &str) -> Plan {
+    lower_toml(text, &machine()).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn refusal(text: &str) -> String {
+    match lower_toml(text, &machine()) {
+        Ok(_) => panic!("lowered, expected a refusal"),
+        Err(e) => e.to_string(),
+    }
+}
+
+#[test]
+fn a_star_incast_has_a_namespace_per_node_a_veth_per_host_and_a_flow_per_server() {
+    let p = lowered(INCAST);
+    assert_eq!(p.nodes.len(), 5);
+    assert_eq!(p.nodes[4].kind, "switch");
+    assert_eq!(p.nodes[0].addr, "10.0.0.1");
+    assert_eq!(p.links.len(), 4);
+    assert_eq!(p.links[0].a_addr, "172.16.0.1");
+    assert_eq!(p.links[1].b_addr, "172.16.0.6");
+    assert_eq!(p.ports.len(), 8);
+    assert_eq!(p.flows.len(), 3);
+    // Servers send, the client opens.
+    assert_eq!(
+        (p.flows[0].src.as_str(), p.flows[0].dst.as_str()),
+        ("s1", "client")
+    );
+    assert_eq!(p.flows[0].opener, "dst");
+    assert_eq!(p.flows[2].port, BASE_PORT + 2);
+    match &p.workloads[0] {
+        PlanWorkload::Incast {
+            sru_bytes, rounds, ..
+        } => {
+            assert_eq!(sru_bytes, &vec![65536; 3]);
+            assert_eq!(*rounds, 5);
+        }
+        w => panic!("{w:?}"),
+    }
+}
+
+#[test]
+fn the_switch_port_toward_the_client_is_shaped_to_the_link_with_the_scenarios_byte_fifo() {
+    let p = lowered(INCAST);
+    let port = p
+        .ports
+        .iter()
+        .find(|q| q.node == "sw" && q.peer == "client")
+        .unwrap();
+    assert_eq!(port.queue.kind, "bfifo");
+    assert_eq!(port.queue.limit, 32 * 1024);
+    assert_eq!(port.shaper.kind, "htb");
+    assert_eq!(port.shaper.rate_bps, 100_000_000);
+    assert_eq!(port.shaper.source, "link");
+    // 200 us at 100 Mb/s is 2500 B, below two frames.
+    assert_eq!(port.shaper.burst_bytes, LINK_BURST_MIN);
+    // The host's NIC: shaped too (line-rate arrivals), its 1000-packet queue.
+    let nic = p.ports.iter().find(|q| q.node == "s1").unwrap();
+    assert_eq!((nic.queue.kind.as_str(), nic.queue.limit), ("pfifo", 1000));
+    assert_eq!(nic.shaper.rate_bps, 100_000_000);
+}
+
+#[test]
+fn routes_carry_each_pairs_tcp_settings_and_switches_route_every_host() {
+    let p = lowered(INCAST);
+    let r = p
+        .routes
+        .iter()
+        .find(|r| r.node == "s1" && r.dst == "10.0.0.1/32")
+        .unwrap();
+    let t = r.tcp.as_ref().unwrap();
+    assert_eq!(t.rto_min_ms, 200);
+    // rfc: newreno, no delayed ACKs, 64 KiB window, IW 3, no timestamps.
+    assert_eq!(t.congctl, "reno");
+    assert!(t.quickack);
+    assert_eq!(t.window, 65536);
+    assert_eq!(t.initcwnd, 3);
+    assert_eq!(t.advmss, 1460);
+    assert_eq!(r.via, vec!["172.16.0.6".to_string()]);
+    // Servers do not talk to each other: no settings on that route.
+    let r = p
+        .routes
+        .iter()
+        .find(|r| r.node == "s1" && r.dst == "10.0.0.3/32")
+        .unwrap();
+    assert!(r.tcp.is_none());
+    let sw: Vec<_> = p.routes.iter().filter(|r| r.node == "sw").collect();
+    assert_eq!(sw.len(), 4);
+    assert_eq!(sw[0].via, vec!["172.16.0.1".to_string()]);
+}
+
+#[test]
+fn a_sub_jiffy_min_rto_and_a_fine_clock_are_lowered_with_warnings() {
+    let p = lowered(&INCAST.replace(
+        "min_rto = \"200ms\"",
+        "min_rto = \"200us\"\nresolution = \"1us\"",
+    ));
+    let t = p.routes.iter().find_map(|r| r.tcp.clone()).unwrap();
+    // One jiffy at 250 Hz.
+    assert_eq!(t.rto_min_ms, 4);
+    assert!(
+        p.warnings
+            .iter()
+            .any(|w| w.starts_with("tcp.min_rto: \"200us\" rounded up to 4 ms")),
+        "{:?}",
+        p.warnings
+    );
+    assert!(
+        p.warnings.iter().any(|w| w.starts_with("tcp.resolution:")),
+        "{:?}",
+        p.warnings
+    );
+    assert!(p
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("topology.delay: \"25us\" not added")));
+}
+
+#[test]
+fn what_a_kernel_cannot_do_is_refused_by_field_path() {
+    let cases = [
+        (
+            "[queue]\nlimit = \"32KiB\"",
+            "[queue]\nlimit = \"32KiB\"\ndiscipline = \"hcf\"",
+            "queue.discipline: discipline \"hcf\" is not supported",
+        ),
+        (
+            "min_rto = \"200ms\"",
+            "min_rto = \"200ms\"\nhandshake = false",
+            "tcp.handshake: false is not supported",
+        ),
+        (
+            "min_rto = \"200ms\"",
+            "min_rto = \"200ms\"\nresolution = \"jiffy\"\nhz = 1000",
+            "tcp.hz: 1000 is not this kernel's clock",
+        ),
+        (
+            "min_rto = \"200ms\"",
+            "min_rto = \"200ms\"\nprofile = \"ns2\"",
+            "tcp.profile: \"ns2\" is not supported",
+        ),
+        (
+            "min_rto = \"200ms\"",
+            "min_rto = \"200ms\"\ncc = \"vegas\"",
+            "tcp.cc: \"vegas\" needs the kernel's tcp_vegas module",
+        ),
+        (
+            "delay = \"25us\"",
+            "delay = \"5ms\"",
+            "topology.delay: \"5000us\" is not supported",
+        ),
+        (
+            "[queue]\nlimit = \"32KiB\"",
+            "[queue]\nlimit = \"32KiB\"\ndiscipline = \"red\"",
+            "queue.discipline: discipline \"red\" needs the kernel's sch_red",
+        ),
+        (
+            "rounds = 5",
+            "rounds = 5\n[metrics]\ndrop_trace = \"sw:client\"",
+            "metrics.drop_trace: not supported",
+        ),
+        (
+            "[queue]\nlimit = \"32KiB\"",
+            "[queue]\nlimit = \"32KiB\"\necn_threshold = \"10KiB\"",
+            "queue.ecn_threshold: not supported",
+        ),
+        (
+            "[queue]\nlimit = \"32KiB\"",
+            "[host]\nsend_jitter = \"1us\"\n[queue]\nlimit = \"32KiB\"",
+            "host.send_jitter:",
+        ),
+    ];
+    for (from, to, want) in cases {
+        let text = INCAST.replace(from, to);
+        assert_ne!(text, INCAST, "{from}");
+        let e = refusal(&text);
+        assert!(e.starts_with(want), "{e}\nexpected {want}");
+        assert!(!e.contains('\n'));
+    }
+}
+
+#[test]
+fn red_and_sfq_lower_where_the_kernel_has_them() {
+    let mut m = machine();
+    m.qdiscs.push("red".into());
+    let p = lower_toml(
+        &INCAST.replace(
+            "limit = \"32KiB\"",
+            "limit = \"32KiB\"\ndiscipline = \"red\"",
+        ),
+        &m,
+    )
+    .unwrap();
+    let port = p.ports.iter().find(|q| q.node == "sw").unwrap();
+    assert_eq!(port.queue.kind, "red");
+    assert_eq!(port.queue.params["min_bytes"], 5.0 * 1500.0);
+}
+
+#[test]
+fn a_dumbbell_routes_across_the_bottleneck_and_an_ecmp_leaf_spine_has_multipath_routes() {
+    let p = lowered(
+        r#"
+duration = "1s"
+[topology]
+kind = "dumbbell"
+left = 2
+right = 1
+rate = "100Mbps"
+delay = "10us"
+bottleneck_rate = "50Mbps"
+bottleneck_delay = "10us"
+[[workload]]
+kind = "bulk"
+src = "l0"
+dst = "r0"
+"#,
+    );
+    let bottleneck = p
+        .ports
+        .iter()
+        .find(|q| q.node == "swL" && q.peer == "swR")
+        .unwrap();
+    assert_eq!(bottleneck.shaper.rate_bps, 50_000_000);
+    let r = p
+        .routes
+        .iter()
+        .find(|r| r.node == "swL" && r.dst == "10.0.0.3/32")
+        .unwrap();
+    assert_eq!(r.links, vec![bottleneck.link]);
+    assert_eq!(p.flows[0].opener, "src");
+    let p = lowered(
+        r#"
+duration = "1s"
+[topology]
+kind = "leaf_spine"
+leaves = 2
+spines = 2
+hosts = 1
+rate = "100Mbps"
+delay = "10us"
+[[workload]]
+kind = "bulk"
+src = "h0_0"
+dst = "h1_0"
+"#,
+    );
+    let r = p
+        .routes
+        .iter()
+        .find(|r| r.node == "leaf0" && r.dst == format!("{}/32", p.nodes[1].addr))
+        .unwrap();
+    assert_eq!(r.via.len(), 2, "{r:?}");
+    assert!(p
+        .sysctls
+        .iter()
+        .any(|s| s.node == "leaf0" && s.key == "net.ipv4.fib_multipath_hash_policy"));
+}
+
+#[test]
+fn two_workloads_with_different_route_settings_between_one_pair_are_refused() {
+    let text = r#"
+duration = "1s"
+[topology]
+kind = "star"
+hosts = 2
+rate = "100Mbps"
+delay = "10us"
+[[workload]]
+kind = "bulk"
+src = "h0"
+dst = "h1"
+[[workload]]
+kind = "bulk"
+src = "h0"
+dst = "h1"
+[workload.tcp]
+min_rto = "10ms"
+"#;
+    let e = refusal(text);
+    assert!(
+        e.starts_with("workload[1].tcp: TCP settings differ from workload[0]'s"),
+        "{e}"
+    );
+}
+
+#[test]
+fn the_plan_serializes_to_json() {
+    let p = lowered(INCAST);
+    let j = serde_json::to_value(&p).unwrap();
+    assert_eq!(j["workloads"][0]["kind"], "incast");
+    assert_eq!(j["ports"][0]["queue"]["kind"], "pfifo");
+}
