@@ -1,0 +1,308 @@
+"""One emulated run: lower the scenario, build the namespaces, run the
+agents, read the counters, tear everything down, and return a Result with
+the simulator's tables."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from .. import _core
+from ..result import Result, Tables
+from . import machine as mach
+from . import tables as tb
+from .apply import Names, apply
+from .safety import EmulationRefused, State, check_machine, guarded, new_prefix
+
+AGENT = Path(__file__).with_name("agent.py")
+
+#: Seconds a run without a duration may last at most (every agent stops then).
+DEFAULT_TIME_LIMIT_S = 60.0
+
+#: Seconds between T0 and the agents' start, for every agent to be waiting.
+START_MARGIN_S = 0.3
+
+_machine_cache: dict[str, Any] = {}
+
+
+def lower(scenario_json: str, machine: dict) -> dict:
+    """The plan of a scenario for this machine (raises ScenarioError)."""
+    m = {k: machine[k] for k in ("hz", "congestion_controls", "qdiscs")}
+    return json.loads(_core.lower_netns_json(scenario_json, json.dumps(m)))
+
+
+def machine_facts(prefix: str) -> dict:
+    if "facts" not in _machine_cache:
+        _machine_cache["facts"] = mach.describe(prefix)
+    return dict(_machine_cache["facts"])
+
+
+def _tc_stats(ns: str) -> list[dict]:
+    r = subprocess.run(
+        ["tc", "-n", ns, "-s", "-j", "qdisc", "show"], capture_output=True, text=True
+    )
+    if r.returncode != 0 or not r.stdout.strip():
+        return []
+    return json.loads(r.stdout)
+
+
+def port_stats(names: Names) -> dict[tuple[str, str], dict]:
+    """Per port: its root qdisc's sent bytes and packets and overlimits, its
+    leaf FIFO's drops, queue length and backlog (tc -s, tc(8))."""
+    out: dict[tuple[str, str], dict] = {}
+    by_ns: dict[str, list[dict]] = {}
+    for p in names.plan["ports"]:
+        ns = names.ns(p["node"])
+        if ns not in by_ns:
+            by_ns[ns] = _tc_stats(ns)
+        dev = names.port_iface(p)
+        qs = [q for q in by_ns[ns] if q.get("dev") == dev]
+        root = next((q for q in qs if q.get("root")), {})
+        leaf = next((q for q in qs if q.get("handle") == "10:"), {})
+        out[(p["node"], p["peer"])] = {
+            "packets": root.get("packets", 0),
+            "bytes": root.get("bytes", 0),
+            "overlimits": root.get("overlimits", 0),
+            "drops": leaf.get("drops", 0),
+            "qlen": leaf.get("qlen", 0),
+            "backlog": leaf.get("backlog", 0),
+        }
+    return out
+
+
+class QueueSampler(threading.Thread):
+    """Backlogs of the switch ports' FIFOs every interval (tc -s)."""
+
+    def __init__(self, names: Names, interval_s: float, t0: float) -> None:
+        super().__init__(daemon=True)
+        self.names = names
+        self.interval_s = max(interval_s, 0.005)
+        self.t0 = t0
+        self.rows: list[dict] = []
+        self.halt = threading.Event()
+
+    def run(self) -> None:
+        ports = [p for p in self.names.plan["ports"] if p["node_kind"] == "switch"]
+        nss = sorted({self.names.ns(p["node"]) for p in ports})
+        while not self.halt.is_set():
+            t = time.monotonic() - self.t0
+            for ns in nss:
+                stats = _tc_stats(ns)
+                for p in ports:
+                    if self.names.ns(p["node"]) != ns:
+                        continue
+                    dev = self.names.port_iface(p)
+                    leaf = next(
+                        (q for q in stats if q.get("dev") == dev and q.get("handle") == "10:"), None
+                    )
+                    if leaf is not None and t >= 0:
+                        self.rows.append(
+                            {
+                                "t_s": t,
+                                "node": p["node"],
+                                "peer": p["peer"],
+                                "bytes": leaf.get("backlog", 0),
+                                "pkts": leaf.get("qlen", 0),
+                            }
+                        )
+            self.halt.wait(self.interval_s)
+
+
+def _agent_config(plan: dict, host: str, seed: int, deadline_s: float) -> dict:
+    sample_s = 0.001 if plan.get("trace") else 0.01
+    return {
+        "host": host,
+        "flows": plan["flows"],
+        "workloads": plan["workloads"],
+        "seed": seed,
+        "deadline_s": deadline_s,
+        "sample_s": sample_s,
+        "bin_s": plan.get("throughput_bin_s"),
+    }
+
+
+def run_agents(names: Names, seed: int, deadline_s: float, queue_sample_s: float | None):
+    plan = names.plan
+    hosts = [n["name"] for n in plan["nodes"] if n["kind"] == "host"]
+    busy = {f[k] for f in plan["flows"] for k in ("src", "dst")}
+    procs = {}
+    for h in hosts:
+        if h not in busy:
+            continue
+        procs[h] = subprocess.Popen(
+            ["ip", "netns", "exec", names.ns(h), sys.executable, "-I", "-S", str(AGENT)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+    try:
+        for h, p in procs.items():
+            assert p.stdin is not None
+            p.stdin.write(json.dumps(_agent_config(plan, h, seed, deadline_s)) + "\n")
+            p.stdin.flush()
+        for h, p in procs.items():
+            assert p.stdout is not None
+            line = p.stdout.readline().strip()
+            if line != "ready":
+                err = p.stderr.read() if p.stderr else ""
+                raise EmulationRefused(f"agent on {h} did not start: {line or err.strip()[-300:]}")
+        t0 = time.monotonic() + START_MARGIN_S
+        sampler = QueueSampler(names, queue_sample_s, t0) if queue_sample_s else None
+        if sampler:
+            sampler.start()
+        for p in procs.values():
+            assert p.stdin is not None
+            p.stdin.write(f"go {t0!r}\n")
+            p.stdin.flush()
+        reports = []
+        for h, p in procs.items():
+            left = t0 + deadline_s + 10.0 - time.monotonic()
+            try:
+                out, err = p.communicate(timeout=max(left, 1.0))
+            except subprocess.TimeoutExpired:
+                p.kill()
+                raise EmulationRefused(
+                    f"agent on {h} ran past its deadline and was killed"
+                ) from None
+            if p.returncode != 0 or not out.strip():
+                raise EmulationRefused(f"agent on {h} failed: {err.strip()[-300:]}")
+            reports.append(json.loads(out.strip().splitlines()[-1]))
+        if sampler:
+            sampler.halt.set()
+            sampler.join(2.0)
+        return reports, (sampler.rows if sampler else []), t0
+    finally:
+        for p in procs.values():
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+
+
+def emulate(
+    scenario: str | dict,
+    seed: int | None = None,
+    time_limit_s: float = DEFAULT_TIME_LIMIT_S,
+    warn=None,
+) -> Result:
+    """Runs a scenario (JSON text or dict) on the kernel; returns its Result.
+
+    Raises EmulationRefused (machine) or ScenarioError (scenario)."""
+    text = scenario if isinstance(scenario, str) else json.dumps(scenario)
+    check_machine()
+    prefix = new_prefix()
+    # The probe namespace is the run's first name: recorded before it exists.
+    probe_state = State(prefix=prefix, namespaces=[f"{prefix}-probe"])
+    with guarded(probe_state):
+        facts = machine_facts(prefix)
+    plan = lower(text, facts)
+    seed = plan["seed"] if seed is None else seed
+    names = Names(prefix, plan)
+    for w in plan["warnings"]:
+        if warn:
+            warn(w)
+    deadline_s = plan["duration_s"] or time_limit_s
+    state = State(prefix=prefix, namespaces=names.namespaces())
+    load0 = os.getloadavg()[0]
+    with guarded(state):
+        t_setup = time.monotonic()
+        apply(names)
+        setup_s = time.monotonic() - t_setup
+        drops0 = mach.softnet_drops()
+        busy0, total0 = mach.cpu_times()
+        reports, qrows, t0 = run_agents(names, seed, deadline_s, plan["queue_sample_s"])
+        busy1, total1 = mach.cpu_times()
+        stats = port_stats(names)
+        drops1 = mach.softnet_drops()
+        t_down = time.monotonic()
+    teardown_s = time.monotonic() - t_down
+    errors = [e for r in reports for e in r["errors"]]
+    if errors:
+        raise EmulationRefused("agents failed: " + "; ".join(errors[:3]))
+    run_end = max(r["end_s"] for r in reports) if reports else 0.0
+    if plan["duration_s"]:
+        run_end = min(run_end, plan["duration_s"])
+    flows = tb.flows_table(plan, reports, run_end)
+    rounds = tb.rounds_table(plan, reports)
+    ports = tb.ports_table(plan, stats, qrows)
+    tables = {
+        "flows": tb.frame(flows, tb.FLOW_COLUMNS),
+        "rounds": tb.frame(rounds, tb.ROUND_COLUMNS),
+        "ports": tb.frame(ports, tb.PORT_COLUMNS),
+        "flow_series": tb.frame(tb.flow_series_table(plan, reports), tb.FLOW_SERIES_COLUMNS),
+        "queue_series": tb.frame(qrows, tb.QUEUE_SERIES_COLUMNS),
+        "trace": tb.frame(tb.trace_table(plan, reports), tb.TRACE_COLUMNS),
+    }
+    summary = _summary(plan, facts, seed, reports, flows, rounds, ports, run_end)
+    summary.update(
+        {
+            "setup_s": setup_s,
+            "teardown_s": teardown_s,
+            "agents_cpu_s": sum(r["cpu_s"] for r in reports),
+            "machine_busy": (busy1 - busy0) / max(total1 - total0, 1.0),
+            "loadavg_before": load0,
+            "softnet_drops": drops1 - drops0 if drops0 >= 0 else -1,
+            "warnings": " | ".join(plan["warnings"]),
+            "unfinished_agents": sum(r["unfinished_threads"] for r in reports),
+        }
+    )
+    sc = json.loads(_core.validate_json(text))
+    summary["digest"] = _digest(tables)
+    return Result(summary=summary, tables=Tables(tables), scenario=sc)
+
+
+def _summary(plan, facts, seed, reports, flows, rounds, ports, run_end) -> dict[str, Any]:
+    ccs = sorted({f["cc"] for f in plan["flows"] if f["cc"]})
+    sacks = {f["sack"] for f in plan["flows"] if f["kind"] != "udp"}
+    rb = sum(r["bytes"] for r in rounds)
+    rt = sum(r["duration_s"] for r in rounds)
+    has_incast = any(w["kind"] == "incast" for w in plan["workloads"])
+    udp = [r for rep in reports for r in rep["records"] if "udp_sent" in r or "udp_delivered" in r]
+    return {
+        "backend": "emu",
+        "seed": seed,
+        "profile": plan["profile"],
+        "sim_end_s": run_end,
+        "events": 0,
+        "packets_sent": sum(p["deq_pkts"] for p in ports if p["node_kind"] == "host"),
+        "data_packets_sent": sum(max(f["segments_sent"], 0) for f in flows),
+        "packet_hops": sum(p["deq_pkts"] for p in ports),
+        "drops": sum(p["drop_pkts"] for p in ports if p["node_kind"] == "switch"),
+        "local_drops": sum(p["drop_pkts"] for p in ports if p["node_kind"] == "host"),
+        "rounds_completed": len(rounds),
+        "incast_goodput_bps": rb * 8 / rt if has_incast and rt > 0 else float("nan"),
+        "total_timeouts": sum(max(f["timeouts"], 0) for f in flows),
+        "timeouts_retransmission": tb.UNKNOWN,
+        "timeouts_tail": tb.UNKNOWN,
+        "timeouts_window": tb.UNKNOWN,
+        "tcp": ",".join(ccs),
+        "sack": ("on" if sacks == {True} else "off" if sacks == {False} else "mixed")
+        if sacks
+        else "",
+        "udp_sent": sum(r.get("udp_sent", 0) for r in udp),
+        "udp_delivered": sum(r.get("udp_delivered", 0) for r in udp),
+        "hcf_memory_bits": 0,
+        "kernel": facts["kernel"],
+        "hz": facts["hz"],
+        "hz_source": facts["hz_source"],
+        "cc_modules": ",".join(facts["congestion_controls"]),
+        "qdiscs": ",".join(facts["qdiscs"]),
+        "cpus": facts["cpus"],
+    }
+
+
+def _digest(tables: dict) -> str:
+    """A hash of the tables, to tell runs apart (not reproducible: the
+    kernel's runs differ from one another)."""
+    h = hashlib.sha256()
+    for name in sorted(tables):
+        h.update(name.encode())
+        h.update(tables[name].to_csv(index=False).encode())
+    return "emu-" + h.hexdigest()[:16]

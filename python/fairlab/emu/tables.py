@@ -1,0 +1,328 @@
+"""The agents' reports and `tc -s` counters made into the simulator's tables
+(docs/binding.md: same names, same types), so that `fairlab.load`, the
+analyses and the plots read both backends alike.
+
+What the kernel does not tell (the causes of timeouts, fast retransmits
+apart from others, per-port ECN marks, a time-averaged queue unless sampled)
+is -1 in an integer column and NaN in a float one; docs/emulation.md lists
+them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+UNKNOWN = -1
+
+FLOW_COLUMNS = {
+    "flow_id": "i",
+    "workload": "i",
+    "kind": "s",
+    "cc": "s",
+    "outcome": "s",
+    "src": "s",
+    "dst": "s",
+    "start_s": "f",
+    "end_s": "f",
+    "bytes_delivered": "i",
+    "goodput_bps": "f",
+    "segments_sent": "i",
+    "retransmits": "i",
+    "fast_retransmits": "i",
+    "timeouts": "i",
+    "timeouts_retransmission": "i",
+    "timeouts_tail": "i",
+    "timeouts_window": "i",
+    "ecn_reductions": "i",
+    "longest_silence_s": "f",
+    "final_cwnd_bytes": "i",
+    "srtt_s": "f",
+    "rto_s": "f",
+    "local_drops": "i",
+    "src_addr": "s",
+    "sport": "i",
+    "dst_addr": "s",
+    "dport": "i",
+    "sack": "i",
+    "mss_bytes": "i",
+}
+ROUND_COLUMNS = {
+    "workload": "i",
+    "round": "i",
+    "start_s": "f",
+    "end_s": "f",
+    "duration_s": "f",
+    "bytes": "i",
+    "goodput_bps": "f",
+    "slowest_server": "s",
+    "timeouts": "i",
+}
+PORT_COLUMNS = {
+    "node": "s",
+    "peer": "s",
+    "node_kind": "s",
+    "limit": "s",
+    "shaper": "s",
+    "enq_pkts": "i",
+    "enq_bytes": "i",
+    "deq_pkts": "i",
+    "deq_bytes": "i",
+    "drop_pkts": "i",
+    "drop_bytes": "i",
+    "max_bytes": "i",
+    "max_pkts": "i",
+    "mark_pkts": "i",
+    "reordered_pkts": "i",
+    "timeout_rtx_pkts": "i",
+    "timeout_rtx_drops": "i",
+    "shaper_waits": "i",
+    "hcf_periods": "i",
+    "hcf_hp_pkts": "i",
+    "hcf_lp_pkts": "i",
+    "hcf_demoted_pkts": "i",
+    "hcf_credit_drops": "i",
+    "hcf_room_drops": "i",
+    "avg_pkts": "f",
+    "avg_bytes": "f",
+}
+FLOW_SERIES_COLUMNS = {"t_s": "f", "flow_id": "i", "bytes": "i", "throughput_bps": "f"}
+QUEUE_SERIES_COLUMNS = {"t_s": "f", "node": "s", "peer": "s", "bytes": "i", "pkts": "i"}
+TRACE_COLUMNS = {
+    "flow_id": "i",
+    "t_s": "f",
+    "cwnd_bytes": "i",
+    "ssthresh_bytes": "i",
+    "srtt_s": "f",
+    "rto_s": "f",
+    "in_recovery": "i",
+    "dctcp_alpha": "f",
+}
+
+
+def frame(rows: list[dict[str, Any]], columns: dict[str, str]):
+    """A DataFrame with exactly these columns and types, rows or none."""
+    import pandas as pd
+
+    data = {}
+    for c, t in columns.items():
+        vals = [r[c] for r in rows]
+        if t == "i":
+            data[c] = pd.Series([int(v) for v in vals], dtype="int64")
+        elif t == "f":
+            data[c] = pd.Series([float(v) for v in vals], dtype="float64")
+        else:
+            data[c] = pd.Series([str(v) for v in vals], dtype="string")
+    return pd.DataFrame(data)
+
+
+def _longest_silence(samples: list, end_s: float) -> float:
+    """The longest time the sender's bytes_acked stood still while data was
+    outstanding, at the samples' resolution."""
+    longest = 0.0
+    last_t, last_acked = None, None
+    for s in samples:
+        t, acked = s[0], s[6]
+        if last_acked is None or acked != last_acked:
+            last_t, last_acked = t, acked
+        else:
+            longest = max(longest, t - last_t)
+    return longest
+
+
+def flows_table(plan: dict, reports: list[dict], run_end_s: float) -> list[dict]:
+    by_flow: dict[int, dict] = {}
+    samples: dict[int, list] = {}
+    for rep in reports:
+        for r in rep["records"]:
+            by_flow.setdefault(r["flow_id"], {}).update(r)
+        for k, v in rep["samples"].items():
+            samples.setdefault(int(k), []).extend(v)
+    rows = []
+    for f in plan["flows"]:
+        if f["kind"] == "udp":
+            continue
+        fid = f["flow_id"]
+        r = by_flow.get(fid, {})
+        info = r.get("info") or {}
+        w = plan["workloads"][f["workload"]]
+        start = r.get("start_s", w["start_s"])
+        received = int(r.get("received", 0))
+        expected = _expected_bytes(w, f, r)
+        complete = expected is not None and received >= expected
+        end = r.get("last_s", math.nan) if complete else math.nan
+        span = (end if complete else run_end_s) - start
+        cc = f["cc"] + ("+sack" if f["sack"] else "")
+        rows.append(
+            {
+                "flow_id": fid,
+                "workload": f["workload"],
+                "kind": f["kind"],
+                "cc": cc,
+                "outcome": "complete" if complete else "incomplete",
+                "src": f["src"],
+                "dst": f["dst"],
+                "start_s": start,
+                "end_s": end,
+                "bytes_delivered": received,
+                "goodput_bps": received * 8 / span if span > 0 else 0.0,
+                "segments_sent": info.get("data_segs_out", UNKNOWN),
+                "retransmits": info.get("total_retrans", UNKNOWN),
+                "fast_retransmits": UNKNOWN,
+                "timeouts": info.get("total_rto", UNKNOWN),
+                "timeouts_retransmission": UNKNOWN,
+                "timeouts_tail": UNKNOWN,
+                "timeouts_window": UNKNOWN,
+                "ecn_reductions": UNKNOWN,
+                "longest_silence_s": _longest_silence(samples.get(fid, []), run_end_s),
+                "final_cwnd_bytes": info.get("snd_cwnd", 0) * info.get("snd_mss", 0)
+                if info
+                else UNKNOWN,
+                "srtt_s": info["rtt_us"] / 1e6 if info else math.nan,
+                "rto_s": info["rto_us"] / 1e6 if info else math.nan,
+                "local_drops": UNKNOWN,
+                "src_addr": f["src_addr"],
+                "sport": UNKNOWN,
+                "dst_addr": f["dst_addr"],
+                "dport": f["port"],
+                "sack": int(f["sack"]),
+                "mss_bytes": info.get("snd_mss", f["mss"]) if info else f["mss"],
+            }
+        )
+    return rows
+
+
+def _expected_bytes(w: dict, f: dict, r: dict) -> int | None:
+    k = w["kind"]
+    if k == "incast":
+        j = w["flow_ids"].index(f["flow_id"])
+        return w["sru_bytes"][j] * (w["rounds"] + (1 if w["warmup"] else 0))
+    if k in ("bulk", "short"):
+        size = w.get("size_bytes")
+        return None if size is None else int(size)
+    if k == "nfs_read":
+        reads = -(-w["file_bytes"] // w["io_bytes"])
+        return reads * (w["io_bytes"] + w["reply_header_bytes"])
+    return None
+
+
+def rounds_table(plan: dict, reports: list[dict]) -> list[dict]:
+    rows = []
+    # Each server's total_rto when each request arrived: round r's
+    # timeouts are the increase from request r to request r + 1.
+    rto: dict[int, list[int]] = {}
+    for rep in reports:
+        for r in rep["records"]:
+            if "rto_at_request" in r:
+                rto[r["flow_id"]] = r["rto_at_request"]
+    for rep in reports:
+        for rd in rep["rounds"]:
+            w = plan["workloads"][rd["workload"]]
+            k = rd["round"] + (1 if w["warmup"] else 0)
+            timeouts = 0
+            for fid in w["flow_ids"]:
+                seq = rto.get(fid, [])
+                if k + 1 < len(seq):
+                    timeouts += seq[k + 1] - seq[k]
+            d = rd["end_s"] - rd["start_s"]
+            rows.append(
+                {
+                    "workload": rd["workload"],
+                    "round": rd["round"],
+                    "start_s": rd["start_s"],
+                    "end_s": rd["end_s"],
+                    "duration_s": d,
+                    "bytes": rd["bytes"],
+                    "goodput_bps": rd["bytes"] * 8 / d if d > 0 else 0.0,
+                    "slowest_server": w["servers"][rd["slowest"]],
+                    "timeouts": timeouts,
+                }
+            )
+    rows.sort(key=lambda r: (r["workload"], r["round"]))
+    return rows
+
+
+def ports_table(plan: dict, stats: dict[tuple[str, str], dict], series: list[dict]) -> list[dict]:
+    rows = []
+    for p in plan["ports"]:
+        key = (p["node"], p["peer"])
+        st = stats.get(key, {})
+        s = p["shaper"]
+        q = [r for r in series if (r["node"], r["peer"]) == key]
+        rows.append(
+            {
+                "node": p["node"],
+                "peer": p["peer"],
+                "node_kind": p["node_kind"],
+                "limit": p["queue"]["limit_text"],
+                "shaper": f"{s['kind']}({s['rate_bps']},{s['burst_bytes']}"
+                + (f",{s['cburst_bytes']})" if s["kind"] == "htb" else ")"),
+                # tc counts what its qdisc sent; every admitted packet was
+                # sent or is still queued (the backlog at the end).
+                "enq_pkts": st.get("packets", 0) + st.get("qlen", 0),
+                "enq_bytes": st.get("bytes", 0) + st.get("backlog", 0),
+                "deq_pkts": st.get("packets", 0),
+                "deq_bytes": st.get("bytes", 0),
+                "drop_pkts": st.get("drops", 0),
+                "drop_bytes": UNKNOWN,
+                "max_bytes": max((r["bytes"] for r in q), default=UNKNOWN),
+                "max_pkts": max((r["pkts"] for r in q), default=UNKNOWN),
+                "mark_pkts": UNKNOWN,
+                "reordered_pkts": UNKNOWN,
+                "timeout_rtx_pkts": UNKNOWN,
+                "timeout_rtx_drops": UNKNOWN,
+                "shaper_waits": st.get("overlimits", 0),
+                "hcf_periods": 0,
+                "hcf_hp_pkts": 0,
+                "hcf_lp_pkts": 0,
+                "hcf_demoted_pkts": 0,
+                "hcf_credit_drops": 0,
+                "hcf_room_drops": 0,
+                "avg_pkts": sum(r["pkts"] for r in q) / len(q) if q else math.nan,
+                "avg_bytes": sum(r["bytes"] for r in q) / len(q) if q else math.nan,
+            }
+        )
+    return rows
+
+
+def flow_series_table(plan: dict, reports: list[dict]) -> list[dict]:
+    b = plan.get("throughput_bin_s")
+    if not b:
+        return []
+    rows = []
+    for rep in reports:
+        for r in rep["records"]:
+            for t, n in r.get("bins", []):
+                rows.append(
+                    {"t_s": t, "flow_id": r["flow_id"], "bytes": n, "throughput_bps": n * 8 / b}
+                )
+    rows.sort(key=lambda r: (r["t_s"], r["flow_id"]))
+    return rows
+
+
+def trace_table(plan: dict, reports: list[dict]) -> list[dict]:
+    if not plan.get("trace"):
+        return []
+    only = set(plan["trace_flows"]) if plan.get("trace_flows") is not None else None
+    rows = []
+    for rep in reports:
+        for k, v in rep["samples"].items():
+            fid = int(k)
+            if only is not None and fid not in only:
+                continue
+            for t, cwnd, ssthresh, rtt, rto, ca_state, *_ in v:
+                rows.append(
+                    {
+                        "flow_id": fid,
+                        "t_s": t,
+                        "cwnd_bytes": cwnd,
+                        "ssthresh_bytes": ssthresh,
+                        "srtt_s": rtt / 1e6,
+                        "rto_s": rto / 1e6,
+                        # tcp_ca_state: 3 TCP_CA_Recovery, 4 TCP_CA_Loss.
+                        "in_recovery": int(ca_state >= 3),
+                        "dctcp_alpha": math.nan,
+                    }
+                )
+    rows.sort(key=lambda r: (r["flow_id"], r["t_s"]))
+    return rows
