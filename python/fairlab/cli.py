@@ -1,6 +1,8 @@
 """The `fairlab` command line.
 
-fairlab run FILE.toml [--seed N] [--out DIR]
+fairlab run FILE.toml [--seed N] [--out DIR] [--backend sim|emu]
+fairlab emulate FILE.toml [--seed N] [--out DIR] | --cleanup
+fairlab compare FILE.toml [--seeds N]
 fairlab incast [--servers 1,2,4,...] [--min-rto 200ms,5ms,200us] ...
 fairlab sweep FILE.toml --param PATH=V1,V2 [--param ...] [--seeds N] [--store DIR] ...
 fairlab results DIR [--where COL=VAL ...] [--export FILE.csv|FILE.parquet]
@@ -20,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 from . import ScenarioError, load_scenario, simulate, validate
+from .emu.safety import EmulationRefused as _EmulationRefused
 from .runner import TasksFailed
 from .scenarios import incast as incast_scenario
 from .scenarios import resolve_resolution
@@ -207,15 +210,102 @@ def _sizes(text: str, what: str) -> list[str]:
     return vals
 
 
+def _warn(msg: str) -> None:
+    print(f"fairlab: warning: {msg}", file=sys.stderr)
+
+
+def _emulate(sc: dict, seed: int | None, time_limit: float | None = None):
+    """One run on the kernel (the namespace backend), warnings on stderr."""
+    from .emu import emulate
+    from .emu.run import DEFAULT_TIME_LIMIT_S
+
+    return emulate(sc, seed=seed, time_limit_s=time_limit or DEFAULT_TIME_LIMIT_S, warn=_warn)
+
+
 def cmd_run(args: argparse.Namespace) -> int:
     sc = load_scenario(_scenario_file(args.file))
     _check_out_dir(args.out, "--out")
-    res = simulate(sc, seed=args.seed, progress=sys.stderr.isatty())
-    print(res.summary_text())
+    if getattr(args, "backend", "sim") == "emu":
+        res = _emulate(sc, args.seed, getattr(args, "time_limit", None))
+        print(_emu_summary_text(res))
+    else:
+        res = simulate(sc, seed=args.seed, progress=sys.stderr.isatty())
+        print(res.summary_text())
     if args.out:
         out = res.to_parquet(args.out)
         print(f"tables written to {out}/ (" + ", ".join(f"{t}.parquet" for t in res.tables) + ")")
     return 0
+
+
+def _emu_summary_text(res) -> str:
+    """The simulator's summary, and what only a kernel run has."""
+    s = res.summary
+    text = res.summary_text()
+    return (
+        f"backend emu: kernel {s['kernel']}, HZ {s['hz']}, congestion controls "
+        f"{s['cc_modules']}; set-up {s['setup_s']:.2f} s, tear-down {s['teardown_s']:.2f} s, "
+        f"agents' CPU {s['agents_cpu_s']:.2f} s, machine busy {100 * s['machine_busy']:.0f} %, "
+        f"softnet drops {s['softnet_drops']}\n" + text
+    )
+
+
+def cmd_emulate(args: argparse.Namespace) -> int:
+    if args.cleanup:
+        from .emu import cleanup
+        from .emu.safety import check_machine
+
+        check_machine()
+        removed = cleanup(include_running=args.force)
+        print(f"removed {len(removed)} namespaces" + (": " + " ".join(removed) if removed else ""))
+        return 0
+    if not args.file:
+        raise UsageError("emulate: a scenario file, or --cleanup; expected one")
+    return cmd_run(args)
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .emu.compare import compare, format_table
+
+    sc = load_scenario(_scenario_file(args.file))
+    seeds = _seed_list(args.seeds) or [sc.get("seed", 1)]
+
+    def emu(scenario: dict, seed: int):
+        return _emulate(scenario, seed, args.time_limit)
+
+    rows, sim_runs, emu_runs = compare(sc, seeds, simulate, emu)
+    if args.format == "csv":
+        import pandas as pd
+
+        pd.DataFrame(rows).to_csv(sys.stdout, index=False, float_format="%.6g")
+    else:
+        print(
+            f"{args.file}: simulator and kernel, {len(seeds)} seed(s) each "
+            f"(seeds {','.join(map(str, seeds))}); kernel sd: run-to-run spread"
+        )
+        print(format_table(rows))
+    if args.out:
+        import pandas as pd
+
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(out / "compare.csv", index=False)
+        runs = [r | {"backend": "sim"} for r in sim_runs] + [
+            r | {"backend": "emu"} for r in emu_runs
+        ]
+        pd.DataFrame(runs).to_csv(out / "runs.csv", index=False)
+    return 0
+
+
+def _emu_jobs(jobs: list[Job], time_limit: float | None) -> pd.DataFrame:
+    """Runs jobs one after another on the kernel (namespaces share the
+    machine: runs side by side would measure each other)."""
+    import pandas as pd
+
+    rows = []
+    for job in jobs:
+        res = _emulate(job.scenario, job.seed, time_limit)
+        rows.append({**job.params, **res.summary})
+    return pd.DataFrame(rows)
 
 
 def incast_table(args: argparse.Namespace) -> pd.DataFrame:
@@ -224,6 +314,12 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
     Every scenario is validated before the first one runs."""
     servers = _ints(args.servers, "--servers")
     seeds = _ints(args.seeds, "--seeds")
+    emu = getattr(args, "backend", "sim") == "emu"
+    if args.hz is None:
+        # The kernel's own clock on the namespace backend; 1000 Hz simulated.
+        from .emu.machine import hz as kernel_hz
+
+        args.hz = kernel_hz()[0] if emu else 1000
     settings = _rto_settings(
         args.min_rto, args.resolution, args.hz, keep_auto=args.profile == "ns2"
     )
@@ -261,6 +357,7 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
                         mss=args.mss,
                         rwnd=args.rwnd,
                         duration=args.duration,
+                        rate=args.rate,
                         **sizing,
                     )
                     # The TCP and SACK columns come from each run's summary:
@@ -278,7 +375,10 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
     # With --out every run is kept there too (the layout fairlab.load reads),
     # as `fairlab reproduce` keeps its runs beside its report.
     store = args.store or args.out
-    df = run_jobs(jobs, workers=args.jobs, cluster=args.cluster, store=store)
+    if emu:
+        df = _emu_jobs(jobs, None)
+    else:
+        df = run_jobs(jobs, workers=args.jobs, cluster=args.cluster, store=store)
     df["goodput_mbps"] = df["incast_goodput_bps"] / 1e6
     df["timeouts"] = df["total_timeouts"]
     df["rounds"] = df["rounds_completed"]
@@ -333,7 +433,7 @@ def cmd_incast(args: argparse.Namespace) -> int:
         what = f"block {args.block}" if args.block else f"SRU {args.sru or '256KiB'}"
         print(
             f"incast goodput (Mb/s, mean of {nseeds} seed{'s' if nseeds > 1 else ''}); "
-            f"{what}, {args.rounds} rounds, 1 Gb/s, RTT 100 us, profile {args.profile}, "
+            f"{what}, {args.rounds} rounds, {args.rate}, RTT 100 us, profile {args.profile}, "
             f"{_tcp_used(df)}, delayed ACK {args.delayed_ack}, send jitter {args.jitter}"
         )
         wide.columns = [f"{b} {r}@{res}" for b, r, res in wide.columns]
@@ -841,7 +941,56 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("file", help="scenario TOML file")
     r.add_argument("--seed", type=_seed, default=None, help="override the scenario's seed")
     r.add_argument("--out", help="write the tables as Parquet into this directory")
+    r.add_argument(
+        "--backend",
+        choices=["sim", "emu"],
+        default="sim",
+        help="sim: the simulator (default); emu: real Linux TCP in network namespaces "
+        "(root; docs/emulation.md)",
+    )
+    r.add_argument(
+        "--time-limit", type=float, default=None, help="emu: seconds a run may last at most"
+    )
     r.set_defaults(func=cmd_run)
+
+    em = sub.add_parser(
+        "emulate",
+        help="run one scenario on real Linux TCP in network namespaces (root)",
+        description="Builds the scenario as network namespaces, veth links, htb-shaped "
+        "ports and routes on this machine, runs traffic agents, and writes the simulator's "
+        "tables (docs/emulation.md). --cleanup removes what earlier runs left.",
+    )
+    em.add_argument("file", nargs="?", help="scenario TOML file")
+    em.add_argument("--seed", type=_seed, default=None, help="override the scenario's seed")
+    em.add_argument("--out", help="write the tables as Parquet into this directory")
+    em.add_argument(
+        "--time-limit",
+        type=float,
+        default=None,
+        help="seconds a run without a duration may last at most (default 60)",
+    )
+    em.add_argument(
+        "--cleanup",
+        action="store_true",
+        help="remove the namespaces earlier fairlab runs left (found by their state files)",
+    )
+    em.add_argument(
+        "--force",
+        action="store_true",
+        help="with --cleanup: also runs whose fairlab process still lives",
+    )
+    em.set_defaults(func=cmd_emulate, backend="emu")
+
+    cp = sub.add_parser(
+        "compare",
+        help="the simulator and the kernel on the same scenario, metric by metric (root)",
+    )
+    cp.add_argument("file", help="scenario TOML file")
+    cp.add_argument("--seeds", default="3", help="seeds: N (1..N) or a list (default 3)")
+    cp.add_argument("--time-limit", type=float, default=None, help="emu: seconds per run at most")
+    cp.add_argument("--format", choices=["table", "csv"], default="table")
+    cp.add_argument("--out", metavar="DIR", help="write compare.csv and runs.csv here")
+    cp.set_defaults(func=cmd_compare)
 
     i = sub.add_parser(
         "incast",
@@ -863,7 +1012,17 @@ def build_parser() -> argparse.ArgumentParser:
         "profile's 10 ms tick, 1us below 10 ms), jiffy, or a duration",
     )
     i.add_argument(
-        "--hz", type=_int_at_least(1), default=1000, help="jiffy clock rate (default 1000)"
+        "--hz",
+        type=_int_at_least(1),
+        default=None,
+        help="jiffy clock rate (default 1000; with --backend emu the kernel's CONFIG_HZ)",
+    )
+    i.add_argument("--rate", default="1Gbps", help="every link's rate (default %(default)s)")
+    i.add_argument(
+        "--backend",
+        choices=["sim", "emu"],
+        default="sim",
+        help="sim (default) or emu: each run on real Linux TCP in namespaces, one at a time",
     )
     i.add_argument(
         "--buffer",
@@ -1145,6 +1304,9 @@ def main(argv: list[str] | None = None) -> int:
     except TasksFailed as e:
         print(f"fairlab: error: {e}", file=sys.stderr)
         return 1
+    except _EmulationRefused as e:
+        print(f"fairlab: error: {e}", file=sys.stderr)
+        return 3
     except BrokenPipeError:
         return 0
     except FileNotFoundError as e:

@@ -243,6 +243,7 @@ def emulate(
     summary = _summary(plan, facts, seed, reports, flows, rounds, ports, run_end)
     summary.update(
         {
+            "run_prefix": prefix,
             "setup_s": setup_s,
             "teardown_s": teardown_s,
             "agents_cpu_s": sum(r["cpu_s"] for r in reports),
@@ -304,5 +305,5 @@ def _digest(tables: dict) -> str:
     h = hashlib.sha256()
     for name in sorted(tables):
         h.update(name.encode())
-        h.update(tables[name].to_csv(index=False).encode())
+        h.update(json.dumps(tables[name].to_pydict(), default=str).encode())
     return "emu-" + h.hexdigest()[:16]

@@ -101,19 +101,14 @@ TRACE_COLUMNS = {
 
 
 def frame(rows: list[dict[str, Any]], columns: dict[str, str]):
-    """A DataFrame with exactly these columns and types, rows or none."""
-    import pandas as pd
+    """An Arrow table with exactly these columns, in the core's types
+    (int64, float64, large_string), rows or none."""
+    import pyarrow as pa
 
-    data = {}
-    for c, t in columns.items():
-        vals = [r[c] for r in rows]
-        if t == "i":
-            data[c] = pd.Series([int(v) for v in vals], dtype="int64")
-        elif t == "f":
-            data[c] = pd.Series([float(v) for v in vals], dtype="float64")
-        else:
-            data[c] = pd.Series([str(v) for v in vals], dtype="string")
-    return pd.DataFrame(data)
+    types = {"i": pa.int64(), "f": pa.float64(), "s": pa.large_string()}
+    conv = {"i": int, "f": float, "s": str}
+    arrays = [pa.array([conv[t](r[c]) for r in rows], type=types[t]) for c, t in columns.items()]
+    return pa.Table.from_arrays(arrays, names=list(columns))
 
 
 def _longest_silence(samples: list, end_s: float) -> float:

@@ -1,0 +1,113 @@
+"""The simulator and the kernel on the same scenario: per metric both means,
+their difference, and each backend's run-to-run spread."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from ..result import Result
+
+#: What `fairlab compare` shows, in order: (metric, label).
+METRICS = (
+    ("incast_goodput_bps", "incast goodput (Mb/s)"),
+    ("flow_goodput_mean_bps", "mean flow goodput (Mb/s)"),
+    ("flow_goodput_min_bps", "min flow goodput (Mb/s)"),
+    ("jain_index", "Jain's index of flow goodputs"),
+    ("total_timeouts", "retransmission timeouts"),
+    ("retransmits", "retransmitted segments"),
+    ("drops", "switch drops (packets)"),
+    ("rounds_completed", "incast rounds completed"),
+    ("udp_delivered", "UDP datagrams delivered"),
+)
+_BPS = {"incast_goodput_bps", "flow_goodput_mean_bps", "flow_goodput_min_bps"}
+
+
+def metrics(res: Result) -> dict[str, float]:
+    """The compared numbers of one run, either backend."""
+    from ..sweep import jain_index
+
+    s = res.summary
+    f = res.flows
+    row: dict[str, float] = {
+        k: float(s[k])
+        for k in ("incast_goodput_bps", "total_timeouts", "drops", "rounds_completed")
+        if k in s
+    }
+    row["udp_delivered"] = float(s.get("udp_delivered", 0))
+    if len(f):
+        g = [float(x) for x in f["goodput_bps"]]
+        row["flow_goodput_mean_bps"] = sum(g) / len(g)
+        row["flow_goodput_min_bps"] = min(g)
+        row["jain_index"] = jain_index(g)
+        row["retransmits"] = float(sum(int(x) for x in f["retransmits"] if int(x) >= 0))
+    return row
+
+
+def _mean_std(xs: Sequence[float]) -> tuple[float, float]:
+    xs = [x for x in xs if not math.isnan(x)]
+    if not xs:
+        return math.nan, math.nan
+    m = sum(xs) / len(xs)
+    if len(xs) < 2:
+        return m, math.nan
+    return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
+
+
+def table(sim_runs: list[dict[str, float]], emu_runs: list[dict[str, float]]) -> list[dict]:
+    """One row per metric both backends have."""
+    rows = []
+    for key, label in METRICS:
+        a = [r[key] for r in sim_runs if key in r]
+        b = [r[key] for r in emu_runs if key in r]
+        if not a or not b:
+            continue
+        (ma, sa), (mb, sb) = _mean_std(a), _mean_std(b)
+        if math.isnan(ma) and math.isnan(mb):
+            continue
+        scale = 1e6 if key in _BPS else 1.0
+        diff = mb - ma
+        rows.append(
+            {
+                "metric": key,
+                "label": label,
+                "sim": ma / scale,
+                "sim_std": sa / scale,
+                "kernel": mb / scale,
+                "kernel_std": sb / scale,
+                "diff": diff / scale,
+                "diff_pct": 100 * diff / ma if ma else math.nan,
+            }
+        )
+    return rows
+
+
+def compare(
+    scenario: dict[str, Any],
+    seeds: Sequence[int],
+    simulate: Callable[..., Result],
+    emulate: Callable[..., Result],
+) -> tuple[list[dict], list[dict], list[dict]]:
+    """Runs both backends on every seed; (table, sim runs, kernel runs)."""
+    sim_runs = [metrics(simulate(scenario, seed=s)) | {"seed": s} for s in seeds]
+    emu_runs = [metrics(emulate(scenario, seed=s)) | {"seed": s} for s in seeds]
+    return table(sim_runs, emu_runs), sim_runs, emu_runs
+
+
+def format_table(rows: list[dict]) -> str:
+    def f(x: float) -> str:
+        if math.isnan(x):
+            return "-"
+        return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
+
+    out = [
+        f"{'metric':32} {'simulator':>12} {'kernel':>12} {'± kernel sd':>12} "
+        f"{'difference':>12} {'diff %':>8}"
+    ]
+    for r in rows:
+        out.append(
+            f"{r['label']:32} {f(r['sim']):>12} {f(r['kernel']):>12} {f(r['kernel_std']):>12} "
+            f"{f(r['diff']):>12} {f(r['diff_pct']):>8}"
+        )
+    return "\n".join(out)

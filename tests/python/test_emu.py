@@ -1,0 +1,290 @@
+"""The namespace backend: lowering refusals (anywhere), and on a machine that
+allows network namespaces (root, ip, tc) a short emulation end to end, its
+tables against the simulator's, and the kill-then-cleanup test. Elsewhere
+the machine tests are skipped with the reason (pytest -rs shows it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import fairlab
+import pytest
+from fairlab import _core
+
+MACHINE = json.dumps(
+    {
+        "hz": 250,
+        "congestion_controls": ["reno", "cubic"],
+        "qdiscs": ["htb", "tbf", "bfifo", "pfifo"],
+    }
+)
+
+
+def _why_no_namespaces() -> str | None:
+    from fairlab.emu.safety import EmulationRefused, check_machine
+
+    try:
+        check_machine()
+    except EmulationRefused as e:
+        return str(e)
+    r = subprocess.run(["ip", "netns", "add", "fltest-canary"], capture_output=True, text=True)
+    if r.returncode != 0:
+        return f"cannot create a network namespace here: {r.stderr.strip()}"
+    subprocess.run(["ip", "netns", "delete", "fltest-canary"], capture_output=True)
+    return None
+
+
+NO_NETNS = _why_no_namespaces()
+needs_netns = pytest.mark.skipif(
+    NO_NETNS is not None, reason=f"namespace backend not possible here: {NO_NETNS}"
+)
+
+INCAST = """
+[topology]
+kind = "star"
+hosts = ["client", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"]
+rate = "50Mbps"
+delay = "25us"
+[queue]
+limit = "16KiB"
+[tcp]
+profile = "rfc"
+min_rto = "200ms"
+[[workload]]
+kind = "incast"
+client = "client"
+sru = "32KiB"
+rounds = 6
+[metrics]
+queue_sample = "5ms"
+"""
+
+BULK = """
+duration = "1.5s"
+[topology]
+kind = "dumbbell"
+left = 2
+right = 1
+rate = "100Mbps"
+delay = "10us"
+bottleneck_rate = "20Mbps"
+bottleneck_delay = "10us"
+[queue]
+limit = "30pkt"
+[tcp]
+profile = "linux"
+[[workload]]
+kind = "bulk"
+src = "l0"
+dst = "r0"
+[[workload]]
+kind = "bulk"
+src = "l1"
+dst = "r0"
+[[workload]]
+kind = "udp"
+src = "l0"
+dst = "r0"
+rate = "1Mbps"
+arrivals = "periodic"
+[metrics]
+throughput_bin = "100ms"
+trace = true
+trace_flows = [0]
+"""
+
+
+def test_the_lowering_refuses_what_a_kernel_cannot_do_in_one_line_naming_the_field():
+    text = INCAST.replace('min_rto = "200ms"', 'min_rto = "200ms"\nhandshake = false')
+    with pytest.raises(fairlab.ScenarioError) as e:
+        _core.lower_netns_toml(text, MACHINE)
+    assert str(e.value).startswith("tcp.handshake: false is not supported by the namespace")
+    text = INCAST.replace('limit = "16KiB"', 'limit = "16KiB"\ndiscipline = "hcf"')
+    with pytest.raises(fairlab.ScenarioError, match=r"^queue\.discipline: "):
+        _core.lower_netns_toml(text, MACHINE)
+
+
+def test_the_plan_has_a_namespace_per_node_and_a_shaped_fifo_at_the_bottleneck():
+    plan = json.loads(_core.lower_netns_toml(INCAST, MACHINE))
+    assert len(plan["nodes"]) == 10 and len(plan["links"]) == 9
+    port = next(p for p in plan["ports"] if (p["node"], p["peer"]) == ("sw", "client"))
+    assert port["queue"] == {"kind": "bfifo", "limit": 16384, "limit_text": "16KiB"}
+    assert port["shaper"]["rate_bps"] == 50_000_000
+    assert any(w.startswith("topology.delay:") for w in plan["warnings"])
+
+
+def test_emulate_refuses_without_root_before_touching_anything(monkeypatch):
+    from fairlab.emu import safety
+
+    monkeypatch.setattr(safety.os, "geteuid", lambda: 1000)
+    with pytest.raises(safety.EmulationRefused, match="needs root"):
+        safety.check_machine()
+
+
+def _names_with(prefix: str) -> tuple[list[str], list[str]]:
+    ns = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    links = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True).stdout
+    return (
+        [line.split()[0] for line in ns.splitlines() if line.startswith(prefix)],
+        [line for line in links.splitlines() if prefix in line],
+    )
+
+
+@needs_netns
+def test_an_incast_on_the_kernel_gives_the_simulators_tables_and_leaves_nothing(tmp_path):
+    from fairlab.emu import emulate
+
+    path = tmp_path / "incast.toml"
+    path.write_text(INCAST)
+    sc = fairlab.load_scenario(path)
+    warnings: list[str] = []
+    res = emulate(sc, seed=1, warn=warnings.append)
+    sim = fairlab.simulate(sc, seed=1)
+    for t in ("flows", "rounds", "ports", "queue_series"):
+        assert list(res.tables[t].columns) == list(sim.tables[t].columns), t
+        assert [str(x) for x in res.tables[t].dtypes] == [str(x) for x in sim.tables[t].dtypes], t
+    assert res.summary["backend"] == "emu" and res.summary["hz"] > 0
+    assert res.summary["rounds_completed"] == 6
+    assert len(res.rounds) == 6
+    # 8 servers x 32 KiB into 16 KiB at one port: the kernel drops there.
+    port = res.ports.set_index(["node", "peer"]).loc[("sw", "client")]
+    assert port["drop_pkts"] > 0
+    assert port["max_bytes"] <= 16384
+    # Every server's bytes arrived, in every round.
+    assert (res.flows["bytes_delivered"] == 6 * 32768).all()
+    assert (res.flows["outcome"] == "complete").all()
+    # The link is 50 Mb/s: no round may beat it.
+    assert (res.rounds["goodput_bps"] <= 50e6 * 1.02).all()
+    assert res.summary["agents_cpu_s"] > 0
+    assert any("not added" in w for w in warnings)
+    # Written and read back like a simulated run.
+    back = fairlab.load(res.to_parquet(tmp_path / "run"))
+    assert back.summary["backend"] == "emu" and len(back.flows) == 8
+    ns, links = _names_with(res.summary["run_prefix"])
+    assert ns == [] and links == []
+
+
+@needs_netns
+def test_bulk_flows_share_a_shaped_bottleneck_and_udp_arrives(tmp_path):
+    from fairlab.emu import emulate
+
+    path = tmp_path / "bulk.toml"
+    path.write_text(BULK)
+    res = emulate(fairlab.load_scenario(path), seed=1)
+    f = res.flows
+    assert list(f["kind"]) == ["bulk", "bulk"]
+    total = f["goodput_bps"].sum()
+    # Two flows fill most of the 20 Mb/s bottleneck and cannot exceed it.
+    assert 14e6 < total <= 20.5e6, total
+    sent, delivered = res.summary["udp_sent"], res.summary["udp_delivered"]
+    assert sent > 100 and 0.5 * sent < delivered <= sent
+    assert len(res.flow_series) > 0 and set(res.trace["flow_id"]) == {0}
+    assert res.trace["cwnd_bytes"].max() > 0
+    # cubic with SACK, as the linux profile says.
+    assert set(f["cc"]) == {"cubic+sack"}
+
+
+SLOW = (
+    INCAST.replace("rounds = 6", "rounds = 10000")
+    .replace('rate = "50Mbps"', 'rate = "5Mbps"')
+    .replace('[metrics]\nqueue_sample = "5ms"\n', "")
+)
+
+
+def _prefixes(state: Path) -> list[str]:
+    return sorted(p.stem for p in state.glob("fl*.json"))
+
+
+@needs_netns
+def test_a_run_killed_with_sigkill_mid_flight_is_removed_by_cleanup(tmp_path):
+    state = tmp_path / "state"
+    env = dict(os.environ, FAIRLAB_EMU_STATE=str(state))
+    path = tmp_path / "slow.toml"
+    path.write_text(SLOW)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "fairlab", "emulate", str(path), "--time-limit", "30"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        prefix = None
+        deadline = time.monotonic() + 30
+        # Mid-flight: the run's namespaces exist and its agents are running.
+        while time.monotonic() < deadline:
+            got = [x for x in _prefixes(state)]
+            if got:
+                ns, _ = _names_with(got[0] + "-")
+                if (
+                    len(ns) == 10
+                    and subprocess.run(
+                        ["ip", "netns", "pids", got[0] + "-client"], capture_output=True, text=True
+                    ).stdout.strip()
+                ):
+                    prefix = got[0]
+                    break
+            time.sleep(0.05)
+        assert prefix is not None, p.stderr.read() if p.poll() is not None else "no run seen"
+        time.sleep(0.3)
+        p.send_signal(signal.SIGKILL)
+        p.wait(10)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    ns, _ = _names_with(prefix + "-")
+    assert len(ns) == 10, "SIGKILL left the run's namespaces (what --cleanup is for)"
+    # A namespace of this prefix's shape that no state file lists stays.
+    other = "fl0000-bystander"
+    subprocess.run(["ip", "netns", "add", other], check=True)
+    try:
+        c = subprocess.run(
+            [sys.executable, "-m", "fairlab", "emulate", "--cleanup"],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert c.returncode == 0, c.stderr
+        assert "removed 10 namespaces" in c.stdout
+        ns, links = _names_with(prefix)
+        assert ns == [] and links == []
+        assert _prefixes(state) == []
+        assert other in _names_with(other)[0]
+    finally:
+        subprocess.run(["ip", "netns", "delete", other], capture_output=True)
+
+
+@needs_netns
+def test_sigterm_stops_a_run_and_it_removes_what_it_made(tmp_path):
+    state = tmp_path / "state"
+    env = dict(os.environ, FAIRLAB_EMU_STATE=str(state))
+    path = tmp_path / "slow.toml"
+    path.write_text(SLOW)
+    p = subprocess.Popen(
+        [sys.executable, "-m", "fairlab", "emulate", str(path), "--time-limit", "30"],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    deadline = time.monotonic() + 30
+    prefix = None
+    while time.monotonic() < deadline and prefix is None:
+        got = _prefixes(state)
+        if got and len(_names_with(got[0] + "-")[0]) == 10:
+            prefix = got[0]
+        time.sleep(0.05)
+    assert prefix is not None
+    time.sleep(0.5)
+    p.send_signal(signal.SIGTERM)
+    _, err = p.communicate(timeout=30)
+    assert p.returncode == 130, err
+    assert "interrupted" in err
+    assert _names_with(prefix + "-")[0] == [] and _prefixes(state) == []
