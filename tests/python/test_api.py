@@ -94,6 +94,15 @@ def test_simulate_returns_documented_tables(small_toml):
         "drop_pkts",
         "max_pkts",
         "held_pkts",
+        "ring_size",
+        "ring_enq_pkts",
+        "ring_max_pkts",
+        "ring_held_pkts",
+        "sent_pkts",
+        "sent_bytes",
+        "bql_limit_bytes",
+        "bql_max_limit_bytes",
+        "turn_pkts",
     ]
     assert len(res.rounds) == 2
     assert (res.rounds["bytes"] == 2 * 65536).all()

@@ -9,8 +9,8 @@ use crate::net::Selection;
 use crate::net::{Network, NodeId};
 use crate::packet::{Addr, Salt};
 use crate::queue::{
-    BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Mq, Period, Priority, Queue, Red, RedConfig,
-    Sfq,
+    BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Nic, Period, Priority, Queue, Red,
+    RedConfig, Sfq,
 };
 use crate::sim::{Conn, Series, Simulation};
 use crate::spec::{
@@ -241,10 +241,10 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         nic_no.set(n + 1);
         match sc.host.nic_queues {
             1 => droptail(nic_limit, None),
-            k => Queue::Mq(Mq::new(
+            k => Queue::Nic(Box::new(Nic::new(
                 (0..k).map(|_| droptail(nic_limit, None)).collect(),
                 Salt::from_u64(Rng::stream(seed, &[RNG_NIC, n]).next_u64()),
-            )),
+            ))),
         }
     };
     let mut net: Network = match t {
