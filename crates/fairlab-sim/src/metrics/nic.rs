@@ -1,10 +1,12 @@
 //! The NIC transmit-queue table: one row per transmit queue of every host
-//! NIC modelled by queues: its qdisc's counters and its ring's (hash-cast
+//! NIC modelled by queues (several queues, or a sending stack with rings):
+//! its qdisc's counters, its ring's, and the flows mapped to it (hash-cast
 //! shows here as unequal queues).
 
 use super::{Collector, Column, Table};
 use crate::queue::{Queue, QueueDiscipline};
 use crate::sim::Simulation;
+use std::collections::HashMap;
 
 pub struct NicQueues;
 
@@ -16,14 +18,28 @@ impl Collector for NicQueues {
     fn table(&self, sim: &Simulation) -> Table {
         let net = &sim.net;
         let name = |n: u32| net.nodes[n as usize].name.clone();
+        // Flow directions by (NIC port, queue) at the end of the run.
+        let mut mapped: HashMap<(u32, usize), i64> = HashMap::new();
+        for (i, e) in sim.endpoints.iter().enumerate() {
+            let sides = if e.protocol() == crate::packet::Protocol::Tcp {
+                2
+            } else {
+                1
+            };
+            for side in 0..sides {
+                if let Some((port, q, _)) = sim.tx_queue_of(2 * i as u32 + side) {
+                    *mapped.entry((port, q)).or_default() += 1;
+                }
+            }
+        }
         let (mut host, mut peer, mut queue) = (vec![], vec![], vec![]);
         let (mut enq, mut deq, mut drop, mut max, mut held) =
             (vec![], vec![], vec![], vec![], vec![]);
         let (mut ring, mut ring_enq, mut ring_max, mut ring_held) =
             (vec![], vec![], vec![], vec![]);
         let (mut sent, mut sent_bytes, mut bql, mut bql_max) = (vec![], vec![], vec![], vec![]);
-        let mut quota = vec![];
-        for p in &net.ports {
+        let (mut quota, mut flows) = (vec![], vec![]);
+        for (pi, p) in net.ports.iter().enumerate() {
             let Queue::Nic(nic) = &p.queue else { continue };
             for (i, (s, q)) in nic.stats.iter().zip(nic.queues()).enumerate() {
                 host.push(name(p.node));
@@ -47,6 +63,7 @@ impl Collector for NicQueues {
                     -1
                 });
                 quota.push(nic.quota(i) as i64);
+                flows.push(mapped.get(&(pi as u32, i)).copied().unwrap_or(0));
             }
         }
         let mut t = Table::new();
@@ -66,7 +83,8 @@ impl Collector for NicQueues {
             .push("sent_bytes", Column::I64(sent_bytes))
             .push("bql_limit_bytes", Column::I64(bql))
             .push("bql_max_limit_bytes", Column::I64(bql_max))
-            .push("turn_pkts", Column::I64(quota));
+            .push("turn_pkts", Column::I64(quota))
+            .push("flows", Column::I64(flows));
         t
     }
 }

@@ -110,7 +110,9 @@ impl Simulation {
         self.counters.packet_hops += 1;
         tx.done_at = now + ser;
         tx.done_seq = self.events.reserve_seq();
-        if port.queue.packets() > 0 {
+        if port.queue.packets() > 0 || port.queue.completes() {
+            // Something waits for the wire, or the NIC reports the
+            // completion (`sim::host_stack`).
             tx.state = TxState::Scheduled;
             self.events
                 .schedule_with_seq(tx.done_at, tx.done_seq, Event::TxDone(p));
@@ -268,6 +270,9 @@ impl Simulation {
         }
         let out = self.net.route(host, &pkt);
         let id = self.packets.put(pkt);
+        if self.host_stack.is_some() {
+            return self.send_through_stack(out, id);
+        }
         self.enqueue(out, id, HOST_INPUT)
     }
 
