@@ -540,7 +540,9 @@ impl TcpSocket {
             self.unacked_segments = 0;
             self.delack_deadline = OptTime::NONE;
         }
-        if self.cfg.small_queues.is_some() {
+        // (Without the extras box, as almost always, one test: TCP Small
+        // Queues keep their count there.)
+        if self.extras.is_some() && self.cfg.small_queues.is_some() {
             self.below_tcp(p.size().get() as i64);
         }
         out.push(p);
@@ -560,6 +562,9 @@ impl TcpSocket {
     /// socket is marked throttled, and a transmit completion resumes it.
     #[inline]
     fn small_queue_full(&mut self) -> bool {
+        if self.extras.is_none() {
+            return false;
+        }
         match self.cfg.small_queues {
             None => false,
             Some(limit) => self.tsq_check(limit.get()),
