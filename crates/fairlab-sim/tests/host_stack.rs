@@ -386,6 +386,10 @@ fn bad_host_stack_fields_are_named_with_what_is_allowed() {
             "host.nic_weights[1]: 0 is not allowed",
         ),
         (
+            "[host]\nnic_queues = 2\nnic_arbitration = \"posted\"",
+            "host.nic_arbitration: \"posted\" is not allowed without a ring",
+        ),
+        (
             "[host]\nnic_weights = [1]",
             "host.nic_weights: given while nic_arbitration is \"packet\"",
         ),
@@ -428,7 +432,7 @@ fn bad_host_stack_fields_are_named_with_what_is_allowed() {
         (
             "[host]\nnic_arbitration = \"fair\"",
             "host.nic_arbitration",
-            "packet, batch, weighted",
+            "packet, batch, weighted, posted",
         ),
         (
             "[tcp]\nsmall_queues = \"lots\"",

@@ -611,7 +611,7 @@ fn generate(g: &mut G) -> Table {
             );
             h.insert("ring".into(), g.count(&[0, 16, 255, 4096]));
             h.insert("bql".into(), g.boolean());
-            let arb = g.pick(&["packet", "batch", "weighted"]);
+            let arb = g.pick(&["packet", "batch", "weighted", "posted"]);
             h.insert("nic_arbitration".into(), g.choose(&[arb], &["fair", ""]));
             if arb == "batch" || g.chance(0.05) {
                 h.insert("nic_batch".into(), g.count(&[1, 4, 64]));

@@ -19,7 +19,10 @@
 //!   robin, each for up to its quota of packets per turn: one (per-packet
 //!   round robin), a batch of descriptors, or a weight per queue. Flows
 //!   that hash onto one queue share that queue's turns: the winners and
-//!   losers of hash-cast.
+//!   losers of hash-cast. Or the NIC takes descriptors across rings in the
+//!   order the driver posted them (one DMA engine following the doorbells):
+//!   then the queues matter only while the rings are full, each completion
+//!   making room in its own ring for the qdisc behind it.
 
 use super::{Dql, Held, Queue, QueueDiscipline};
 use crate::packet::{flow_hash, Packet, Salt};
@@ -58,6 +61,9 @@ struct Ring {
     /// Bytes posted (the one on the wire included).
     bytes: u64,
     dql: Option<Dql>,
+    /// With [`Arbitration::Posted`]: each held descriptor's posting number,
+    /// in step with `held`.
+    posted: VecDeque<u64>,
 }
 
 /// The NIC.
@@ -73,6 +79,10 @@ pub struct Nic {
     /// The queue whose turn it is, and packets it sent in this turn.
     turn: usize,
     used: u32,
+    /// Descriptors are served in posting order ([`Arbitration::Posted`]);
+    /// the next posting number.
+    by_posting: bool,
+    next_post: u64,
     /// Transmissions complete explicitly (a ring, or the host stack
     /// tracking its packets): each one is reported to [`Nic::complete`].
     tracked: bool,
@@ -95,6 +105,8 @@ pub enum Arbitration {
     Batch(u32),
     /// Round robin, up to queue i's weight in packets per turn.
     Weighted(Vec<u32>),
+    /// Across rings, oldest posted descriptor first (needs rings).
+    Posted,
 }
 
 impl Nic {
@@ -111,6 +123,7 @@ impl Nic {
                     held: VecDeque::new(),
                     bytes: 0,
                     dql: None,
+                    posted: VecDeque::new(),
                 };
                 n
             ],
@@ -120,6 +133,8 @@ impl Nic {
             salt,
             turn: 0,
             used: 0,
+            by_posting: false,
+            next_post: 0,
             tracked: false,
             on_wire: None,
             steer: None,
@@ -144,8 +159,13 @@ impl Nic {
     /// With the NIC's arbitration between its rings.
     pub fn with_arbitration(mut self, a: &Arbitration) -> Nic {
         let n = self.qdiscs.len();
+        self.by_posting = *a == Arbitration::Posted;
+        assert!(
+            !self.by_posting || self.ring_size > 0,
+            "posting order needs rings (with_rings first)"
+        );
         self.quota = match a {
-            Arbitration::Packet => vec![1; n],
+            Arbitration::Packet | Arbitration::Posted => vec![1; n],
             Arbitration::Batch(b) => vec![(*b).max(1); n],
             Arbitration::Weighted(w) => {
                 assert_eq!(w.len(), n, "one weight per queue");
@@ -224,6 +244,10 @@ impl Nic {
                 break;
             };
             r.held.push_back(p);
+            if self.by_posting {
+                r.posted.push_back(self.next_post);
+                self.next_post += 1;
+            }
             r.bytes += p.size as u64;
             if let Some(d) = r.dql.as_mut() {
                 d.queued(p.size);
@@ -248,6 +272,9 @@ impl Nic {
     /// The queue to serve next: the current one while it has a packet and
     /// quota left in its turn, else the next one round that has a packet.
     fn arbitrate(&mut self) -> Option<usize> {
+        if self.by_posting {
+            return self.oldest_posted();
+        }
         let n = self.qdiscs.len();
         if self.used < self.quota[self.turn] && self.ready(self.turn) {
             self.used += 1;
@@ -264,6 +291,14 @@ impl Nic {
         None
     }
 
+    /// The ring whose head descriptor was posted first ([`Arbitration::Posted`]).
+    fn oldest_posted(&self) -> Option<usize> {
+        (0..self.rings.len())
+            .filter_map(|q| self.rings[q].posted.front().map(|&k| (k, q)))
+            .min()
+            .map(|(_, q)| q)
+    }
+
     /// The transmission under way completed at `now`: its descriptor is
     /// freed (BQL counts it) and the qdisc refills the ring. Returns the
     /// packet, if one was on the wire.
@@ -277,6 +312,9 @@ impl Nic {
             let r = &mut self.rings[q];
             let head = r.held.pop_front();
             debug_assert_eq!(head, Some(p), "the head of its ring was on the wire");
+            if self.by_posting {
+                r.posted.pop_front();
+            }
             r.bytes -= p.size as u64;
             if let Some(d) = r.dql.as_mut() {
                 d.completed(p.size, now);
@@ -545,6 +583,29 @@ mod tests {
         let sent = serve(&mut m, &flows, 400);
         assert_eq!(sent[2], 100, "{sent:?}");
         assert_eq!(sent[0] + sent[1], 300);
+    }
+
+    #[test]
+    fn posted_order_shares_by_flow_while_rings_have_room_and_by_queue_when_full() {
+        // Rings with room: descriptors go out in the order they were posted,
+        // whatever their queue, so the three flows, sending alternately,
+        // get a third each (round robin by queue would give the lone flow half).
+        let mut m = nic(2, 1000)
+            .with_rings(255, false)
+            .with_arbitration(&Arbitration::Posted);
+        let flows = two_on_one_one_alone(&m);
+        backlog(&mut m, &flows, 40);
+        assert_eq!(serve(&mut m, &flows, 120), vec![40, 40, 40]);
+        // Full rings (4 descriptors, a deep qdisc behind each): each
+        // completion frees a descriptor of its own ring, refilled from its
+        // own qdisc, so the rings take turns: by queue again.
+        let mut m = nic(2, 1000)
+            .with_rings(4, false)
+            .with_arbitration(&Arbitration::Posted);
+        backlog(&mut m, &flows, 100);
+        let sent = serve(&mut m, &flows, 120);
+        assert_eq!(sent[2], 60, "{sent:?}");
+        assert_eq!(sent[0] + sent[1], 60);
     }
 
     #[test]

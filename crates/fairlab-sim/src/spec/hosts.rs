@@ -64,6 +64,9 @@ named_enum! {
         Batch = "batch",
         /// Round robin, up to queue i's `nic_weights[i]` packets per turn.
         Weighted = "weighted",
+        /// Across rings in the order the driver posted the descriptors
+        /// (one DMA engine following the doorbells; needs a ring).
+        Posted = "posted",
     }
 }
 
@@ -281,6 +284,12 @@ impl HostSpec {
             return Err(ScenarioError::new(
                 "host.bql",
                 "true is not allowed without a ring; expected ring > 0 (BQL limits the bytes in a descriptor ring)",
+            ));
+        }
+        if s.arbitration == ArbitrationName::Posted && s.ring == 0 {
+            return Err(ScenarioError::new(
+                "host.nic_arbitration",
+                "\"posted\" is not allowed without a ring; expected ring > 0 (the order is that of descriptors posted to the rings)",
             ));
         }
         if let Some(b) = self.nic_batch {

@@ -193,6 +193,7 @@ fn arbitration(s: &HostStack) -> Arbitration {
         ArbitrationName::Packet => Arbitration::Packet,
         ArbitrationName::Batch => Arbitration::Batch(s.batch),
         ArbitrationName::Weighted => Arbitration::Weighted(s.weights.clone()),
+        ArbitrationName::Posted => Arbitration::Posted,
     }
 }
 
