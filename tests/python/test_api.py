@@ -38,6 +38,8 @@ FLOW_COLUMNS = [
     "dport",
     "sack",
     "mss_bytes",
+    "tx_queue",
+    "tx_queue_moves",
 ]
 ROUND_COLUMNS = [
     "workload",
@@ -96,6 +98,16 @@ def test_simulate_returns_documented_tables(small_toml):
         "drop_pkts",
         "max_pkts",
         "held_pkts",
+        "ring_size",
+        "ring_enq_pkts",
+        "ring_max_pkts",
+        "ring_held_pkts",
+        "sent_pkts",
+        "sent_bytes",
+        "bql_limit_bytes",
+        "bql_max_limit_bytes",
+        "turn_pkts",
+        "flows",
     ]
     assert len(res.rounds) == 2
     assert (res.rounds["bytes"] == 2 * 65536).all()
@@ -404,3 +416,27 @@ def test_pacing_ratio_out_of_range_is_a_one_line_error_naming_the_field():
         fairlab.simulate(_paced(workload_tcp="[workload.tcp]\npacing_ss_ratio = 0"))
     with pytest.raises(fairlab.ScenarioError, match=r"^tcp\.pacing_ca_ratio: 1001 is .*1 to 1000"):
         fairlab.validate(_paced("pacing_ca_ratio = 1001"))
+
+
+def test_the_host_stack_crosses_to_python_with_each_flows_transmit_queue():
+    hosts = ["srv"] + [f"c{i}" for i in range(5)]
+    sc = {
+        "duration": "50ms",
+        "topology": {"kind": "star", "hosts": hosts, "rate": "1Gbps", "delay": "25us"},
+        "host": {"profile": "linux-3.12", "nic_queues": 8},
+        "workload": [{"kind": "bulk", "src": "srv", "dst": f"c{i}"} for i in range(5)],
+    }
+    res = fairlab.simulate(sc, seed=3)
+    assert res.summary["profile"] == "linux-3.12"
+    assert res.flows["tx_queue"].between(0, 7).all()
+    assert (res.flows["tx_queue_moves"] == 0).all()
+    q = res.tables["nic_queues"]
+    srv = q[q["node"] == "srv"]
+    assert len(srv) == 8 and (srv["ring_size"] == 255).all()
+    assert (srv["bql_limit_bytes"] >= 0).all()
+    # Each flow leaves by the queue it reports.
+    by_queue = res.flows["tx_queue"].value_counts()
+    for queue, n in by_queue.items():
+        assert int(srv[srv["queue"] == queue]["flows"].iloc[0]) == n
+    with pytest.raises(fairlab.ScenarioError, match=r"host.txq_select: .*least_loaded"):
+        fairlab.simulate({**sc, "host": {"txq_select": "lightest"}})

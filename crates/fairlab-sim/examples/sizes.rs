@@ -21,14 +21,14 @@ fn main() {
     );
     println!("Cc {}", size_of::<fairlab_sim::transport::tcp::cc::Cc>());
     println!(
-        "DropTail {} Hcf {} Red {} Sfq {} Drr {} Prio {} Mq {}",
+        "DropTail {} Hcf {} Red {} Sfq {} Drr {} Prio {} Nic {}",
         size_of::<fairlab_sim::queue::DropTail>(),
         size_of::<fairlab_sim::queue::Hcf>(),
         size_of::<fairlab_sim::queue::Red>(),
         size_of::<fairlab_sim::queue::Sfq>(),
         size_of::<fairlab_sim::queue::Drr>(),
         size_of::<fairlab_sim::queue::Priority>(),
-        size_of::<fairlab_sim::queue::Mq>()
+        size_of::<fairlab_sim::queue::Nic>()
     );
     println!(
         "Bulk {} Incast {} Short {} Udp {}",

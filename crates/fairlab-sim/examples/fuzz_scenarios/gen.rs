@@ -577,7 +577,62 @@ fn generate(g: &mut G) -> Table {
             "send_jitter".into(),
             g.sized(&["0us", "1us", "2us"], TIMES_BAD, TIMES_BIG),
         );
-        h.insert("nic_queues".into(), g.count(&[1, 2, 4, 8]));
+        let queues = g.pick(&[1i64, 2, 4, 8]);
+        h.insert(
+            "nic_queues".into(),
+            if g.chance(0.05) {
+                g.count(&[1, 2, 4, 8])
+            } else {
+                Value::Integer(queues)
+            },
+        );
+        if g.chance(0.5) {
+            // The sending stack, mostly consistent (batch with its batch,
+            // weights one per queue, BQL with a ring, rebalance with
+            // least_loaded), sometimes not.
+            h.insert(
+                "profile".into(),
+                g.choose(&["linux-2.6.32", "linux-3.12"], &["linux-4.0", "linux", ""]),
+            );
+            h.insert(
+                "nic_qdisc".into(),
+                g.choose(
+                    &[
+                        "pfifo_fast",
+                        "droptail",
+                        "sfq",
+                        "drr",
+                        "red",
+                        "hcf",
+                        "priority",
+                    ],
+                    &["fq", "mq", ""],
+                ),
+            );
+            h.insert("ring".into(), g.count(&[0, 16, 255, 4096]));
+            h.insert("bql".into(), g.boolean());
+            let arb = g.pick(&["packet", "batch", "weighted", "posted"]);
+            h.insert("nic_arbitration".into(), g.choose(&[arb], &["fair", ""]));
+            if arb == "batch" || g.chance(0.05) {
+                h.insert("nic_batch".into(), g.count(&[1, 4, 64]));
+            }
+            if arb == "weighted" || g.chance(0.05) {
+                let n = if g.chance(0.9) { queues } else { queues + 1 };
+                let w: Vec<Value> = (0..n).map(|_| g.int(&[1, 2, 3, 100])).collect();
+                h.insert("nic_weights".into(), Value::Array(w));
+            }
+            let sel = g.pick(&["hash", "cached", "rethink", "least_loaded"]);
+            h.insert(
+                "txq_select".into(),
+                g.choose(&[sel], &["random", "least-loaded", ""]),
+            );
+            if sel == "least_loaded" || g.chance(0.05) {
+                h.insert(
+                    "rebalance".into(),
+                    g.sized(&["0s", "1ms", "100ms"], TIMES_BAD, &["1ps", "1ns"]),
+                );
+            }
+        }
         if g.chance(0.3) {
             let fifo = h.get("nic_queues").and_then(|n| n.as_integer()) == Some(1);
             h.insert("shaper".into(), shaper(g, fifo));
@@ -739,7 +794,10 @@ fn tcp_table(g: &mut G) -> Table {
     let mut t = Table::new();
     t.insert(
         "profile".into(),
-        g.choose(&["rfc", "linux", "datacenter"], &["bsd", ""]),
+        g.choose(
+            &["rfc", "linux", "datacenter", "linux-2.6.32", "linux-3.12"],
+            &["bsd", "linux-4.0", ""],
+        ),
     );
     t.insert(
         "cc".into(),
@@ -803,6 +861,14 @@ fn tcp_table(g: &mut G) -> Table {
     t.insert("pacing_ss_ratio".into(), g.int(&[1, 200, 1000]));
     t.insert("pacing_ca_ratio".into(), g.int(&[1, 120, 1000]));
     t.insert("pacing_initial_burst".into(), g.int(&[0, 10, 1000]));
+    t.insert(
+        "small_queues".into(),
+        g.sized(
+            &["off", "128KiB", "1500B", "1B"],
+            &["on", "0B", "-1B", ""],
+            &["1GiB", "2GiB"],
+        ),
+    );
     // Mostly a few overrides, as people write them.
     let keys: Vec<String> = t.keys().cloned().collect();
     for k in keys {

@@ -31,6 +31,7 @@ impl Collector for Flows {
         let (mut saddr, mut daddr) = (strs(), strs());
         let (mut to_rtx, mut to_tail, mut to_win) = (ints(), ints(), ints());
         let (mut sack, mut mss) = (ints(), ints());
+        let (mut txq, mut txq_moves) = (ints(), ints());
         for (i, e) in sim.endpoints.iter().enumerate() {
             let Some(r) = e.flow_record(end, &sim.net) else {
                 continue;
@@ -85,6 +86,12 @@ impl Collector for Flows {
             daddr.push(t.dst.to_string());
             sport.push(t.sport as i64);
             dport.push(t.dport as i64);
+            // The data sender's transmit queue at its host (-1 without a
+            // multi-queue NIC), and how often it moved.
+            let key = 2 * i as u32 + e.data_side() as u32;
+            let q = sim.tx_queue_of(key);
+            txq.push(q.map_or(-1, |(_, q, _)| q as i64));
+            txq_moves.push(q.map_or(0, |(_, _, m)| m as i64));
         }
         let mut flows = Table::new();
         flows
@@ -117,7 +124,9 @@ impl Collector for Flows {
             .push("dst_addr", Column::Str(daddr))
             .push("dport", Column::I64(dport))
             .push("sack", Column::I64(sack))
-            .push("mss_bytes", Column::I64(mss));
+            .push("mss_bytes", Column::I64(mss))
+            .push("tx_queue", Column::I64(txq))
+            .push("tx_queue_moves", Column::I64(txq_moves));
         flows
     }
 

@@ -118,7 +118,11 @@ impl Simulation {
     /// A wake-up endpoint `e` asked for with `token` is due.
     pub(super) fn on_timer(&mut self, e: u32, token: u32) {
         let now = self.now();
-        let step = self.endpoints[e as usize].on_timer(now, token, &mut self.out);
+        let step = if self.rethinks() {
+            self.timer_rethinking(e, token, now)
+        } else {
+            self.endpoints[e as usize].on_timer(now, token, &mut self.out)
+        };
         self.finish_step(e, step);
         if step.reports() {
             let app = self.endpoints[e as usize].app();
@@ -128,6 +132,22 @@ impl Simulation {
             }
             self.after_workload_step(app.workload);
         }
+    }
+
+    /// The endpoint's wake-up where a retransmission timeout gives the
+    /// socket a new transmit hash (`sk_rethink_txhash`, in
+    /// `tcp_write_timeout`, before the retransmission goes out).
+    #[cold]
+    #[inline(never)]
+    fn timer_rethinking(&mut self, e: u32, token: u32, now: Time) -> Step {
+        let ep = &mut self.endpoints[e as usize];
+        let side = token as usize & 1;
+        let before = ep.timeouts_of(side);
+        let step = ep.on_timer(now, token, &mut self.out);
+        if self.endpoints[e as usize].timeouts_of(side) > before {
+            self.rethink(2 * e as usize + side);
+        }
+        step
     }
 
     /// A packet reaches its destination host: the endpoint its flow names

@@ -9,6 +9,9 @@
 //!   every kind of [`Endpoint`] (a step's wake-ups and outbox into the NIC,
 //!   local drops, delivery to the endpoint a packet's flow names, what a
 //!   step means passed on to its workload);
+//! * [`host_stack`]: the hosts' sending stacks above their NICs (which
+//!   transmit queue a packet takes, each flow's packets below TCP,
+//!   completions reported to sockets), when a scenario asks for one;
 //! * [`apps`]: workloads' actions and their bookkeeping after each step;
 //! * [`flows`]: naming flows (5-tuples, flow hashes, reordering tables);
 //! * [`slab`]: packets between places, behind 4-byte handles.
@@ -32,10 +35,12 @@ mod apps;
 pub mod drops;
 mod endpoints;
 mod flows;
+mod host_stack;
 mod ports;
 mod slab;
 
 pub use crate::transport::Conn;
+pub use host_stack::{HostStack, TxqSelect};
 use ports::{Tx, TxState};
 pub use slab::PacketSlab;
 
@@ -50,6 +55,10 @@ const RNG_PORTS: u64 = 0x50_4f_52_54;
 pub enum Event {
     /// The port finished serializing a packet: the wire is free.
     TxDone(PortId),
+    /// A shaped port's gate opens for its next packet (`ports::gate_closed`):
+    /// the wire was free meanwhile, and no transmission completes here (a
+    /// NIC that reports completions must not hear of one).
+    GateOpen(PortId),
     /// Packet `pkt` (in the packet slab) reaches the far end of `port`'s link.
     Arrive { port: PortId, pkt: u32 },
     /// A wake-up endpoint `endpoint` asked for; what `token` means is its own.
@@ -65,6 +74,8 @@ pub enum Event {
     /// A switch hands a packet come in over port `from` to its output
     /// queue after its forwarding jitter.
     Forward { from: PortId, pkt: u32 },
+    /// Time to move idle sockets to the least-loaded transmit queues.
+    Rebalance,
 }
 
 // Heap entries are a 16-byte key and the event: keep events at 12 bytes.
@@ -133,6 +144,9 @@ pub struct Simulation {
     fwd_jitter: Time,
     fwd_rng: Vec<Rng>,
     fwd_release: Vec<Time>,
+    /// The hosts' sending stacks, when the scenario asks for more than the
+    /// plain NIC model (see [`host_stack`]).
+    pub host_stack: Option<Box<HostStack>>,
     /// Connections open with a three-way handshake (else established at once).
     pub handshake: bool,
     /// Workloads in start order (time, then index), and how many of them
@@ -229,6 +243,7 @@ impl Simulation {
             fwd_jitter: Time::ZERO,
             fwd_rng: Vec::new(),
             fwd_release: Vec::new(),
+            host_stack: None,
             handshake: true,
             start_order,
             started: 0,
@@ -353,6 +368,14 @@ impl Simulation {
             Event::TxDone(p) => {
                 debug_assert_eq!(self.tx[p as usize].state, TxState::Scheduled);
                 self.tx[p as usize].state = TxState::Idle;
+                if self.net.ports[p as usize].queue.completes() {
+                    return self.tx_completed(p);
+                }
+                self.start_tx(p);
+            }
+            Event::GateOpen(p) => {
+                debug_assert_eq!(self.tx[p as usize].state, TxState::Scheduled);
+                self.tx[p as usize].state = TxState::Idle;
                 self.start_tx(p);
             }
             Event::Arrive { port, pkt } => match self.arrive[port as usize] {
@@ -382,10 +405,16 @@ impl Simulation {
             }
             Event::HostTx { host, pkt } => {
                 let out = self.net.route(host, self.packets.get(pkt));
-                if let Err(pkt) = self.enqueue(out, pkt, drops::HOST_INPUT) {
+                let r = if self.host_stack.is_some() {
+                    self.send_through_stack(out, pkt)
+                } else {
+                    self.enqueue(out, pkt, drops::HOST_INPUT)
+                };
+                if let Err(pkt) = r {
                     self.refused_by_nic(&pkt);
                 }
             }
+            Event::Rebalance => self.rebalance(),
         }
     }
 }

@@ -26,7 +26,7 @@ use crate::units::{Serializer, Time};
 /// each.
 ///
 /// A port with a shaper whose gate holds its next packet is `Scheduled`
-/// too, its TxDone at the time the gate opens (see `gate_closed`); the
+/// too, with a GateOpen at the time the gate opens (see `gate_closed`); the
 /// wire is free meanwhile, but nothing may start on it.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Tx {
@@ -150,7 +150,9 @@ impl Simulation {
         self.counters.packet_hops += 1;
         tx.done_at = now + ser;
         tx.done_seq = self.events.reserve_seq();
-        if port.queue.packets() > 0 {
+        if port.queue.packets() > 0 || port.queue.completes() {
+            // Something waits for the wire, or the NIC reports the
+            // completion (`sim::host_stack`).
             tx.state = TxState::Scheduled;
             self.events
                 .schedule_with_seq(tx.done_at, tx.done_seq, Event::TxDone(p));
@@ -308,6 +310,9 @@ impl Simulation {
         }
         let out = self.net.route(host, &pkt);
         let id = self.packets.put(pkt);
+        if self.host_stack.is_some() {
+            return self.send_through_stack(out, id);
+        }
         self.enqueue(out, id, HOST_INPUT)
     }
 
@@ -352,8 +357,8 @@ impl Simulation {
 
 /// Whether `shaper` holds the next packet of idle port `p` (its queue
 /// `queue`, its transmitter `tx`) at `now`: then the port sleeps until the
-/// gate opens, in the `Scheduled` state with a TxDone at that time (which
-/// finds the port idle and calls `transmit` again, as the qdisc watchdog
+/// gate opens, in the `Scheduled` state with a GateOpen at that time (which
+/// makes the port idle and calls `transmit` again, as the qdisc watchdog
 /// reschedules the interface in Linux). Arrivals meanwhile leave it asleep
 /// (`start_tx`); nothing polls. An empty queue is not held: `transmit` then
 /// asks the queue for nothing, as on a port without a shaper, so that a
@@ -381,7 +386,7 @@ fn gate_closed(
             debug_assert!(open > now, "a closed gate opens later");
             shaper.waits += 1;
             tx.state = TxState::Scheduled;
-            events.schedule(open, Event::TxDone(p));
+            events.schedule(open, Event::GateOpen(p));
             true
         }
     }

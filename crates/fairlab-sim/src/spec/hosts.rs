@@ -1,11 +1,132 @@
-//! `[host]`: what every host's network stack does below TCP.
+//! `[host]`: what every host's network stack does below TCP: its transmit
+//! queues (a qdisc per NIC queue, each feeding a descriptor ring), the
+//! NIC's arbitration between them, how a socket picks its queue, and the
+//! kernel era that sets all of these at once (`profile`).
 
-use super::queues::{limit_fits, Buffer, ShaperSpec};
+use super::limits::check_time;
+use super::names::named_enum;
+use super::queues::{limit_fits, Buffer, Discipline, ShaperSpec};
+use super::tcp::ProfileName;
 use super::ScenarioError;
 use crate::packet::Addr;
 use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+
+named_enum! {
+    /// A host's kernel: its sending stack and its TCP defaults together
+    /// (docs/scenario.md, "Host profiles").
+    pub enum HostProfile ("host profile") {
+        /// CentOS 6.4's 2.6.32-358.el6, the hash-cast study's server.
+        Linux2632 = "linux-2.6.32",
+        /// Vanilla Linux 3.12.0, the study's newer kernel.
+        Linux312 = "linux-3.12",
+    }
+}
+
+named_enum! {
+    /// What each NIC transmit queue runs (`[queue.sfq]` and the other
+    /// discipline tables give their parameters, as at switches).
+    pub enum NicQdisc ("NIC queue discipline") {
+        /// Linux's default: three FIFO bands by TOS, one of them used by
+        /// every flow here, of `txqueuelen` packets: a drop-tail FIFO.
+        PfifoFast = "pfifo_fast",
+        Droptail = "droptail",
+        Red = "red",
+        Sfq = "sfq",
+        Drr = "drr",
+        Hcf = "hcf",
+        Priority = "priority",
+    }
+}
+
+impl NicQdisc {
+    /// The discipline it runs.
+    pub fn discipline(&self) -> Discipline {
+        match self {
+            NicQdisc::PfifoFast | NicQdisc::Droptail => Discipline::Droptail,
+            NicQdisc::Red => Discipline::Red,
+            NicQdisc::Sfq => Discipline::Sfq,
+            NicQdisc::Drr => Discipline::Drr,
+            NicQdisc::Hcf => Discipline::Hcf,
+            NicQdisc::Priority => Discipline::Priority,
+        }
+    }
+}
+
+named_enum! {
+    /// How the NIC shares its wire between its transmit rings
+    /// (docs/model.md, "The host's sending stack").
+    pub enum ArbitrationName ("NIC arbitration") {
+        /// Round robin, one packet per turn.
+        Packet = "packet",
+        /// Round robin, up to `nic_batch` descriptors per turn.
+        Batch = "batch",
+        /// Round robin, up to queue i's `nic_weights[i]` packets per turn.
+        Weighted = "weighted",
+        /// Across rings in the order the driver posted the descriptors
+        /// (one DMA engine following the doorbells; needs a ring).
+        Posted = "posted",
+    }
+}
+
+named_enum! {
+    /// How a socket picks its transmit queue.
+    pub enum TxqSelect ("transmit queue selection") {
+        /// Every packet by its socket's hash (2.6.32's `dev_pick_tx`:
+        /// `skb_tx_hash`).
+        Hash = "hash",
+        /// Picked by hash and cached on the socket (`sk_tx_queue_set`,
+        /// 2.6.33), picked again only when none of its packets is in the
+        /// qdisc or ring (`skb->ooo_okay`, 2.6.38): 3.12's `__netdev_pick_tx`.
+        Cached = "cached",
+        /// As cached, and each retransmission timeout gives the socket a
+        /// new random hash (`sk_rethink_txhash`), so it may move.
+        Rethink = "rethink",
+        /// A new socket takes the queue with the fewest open sockets (those
+        /// whose flow has not ended; explicit load balancing, the remedy);
+        /// `rebalance` moves idle ones.
+        LeastLoaded = "least_loaded",
+    }
+}
+
+/// A host's sending stack, resolved: `[host]`'s fields over its profile's.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HostStack {
+    pub nic_queue: Buffer,
+    pub nic_queues: u32,
+    pub qdisc: NicQdisc,
+    /// Descriptors per transmit ring (0: no ring).
+    pub ring: u32,
+    pub arbitration: ArbitrationName,
+    pub batch: u32,
+    /// One per transmit queue (all 1 unless weighted).
+    pub weights: Vec<u32>,
+    pub bql: bool,
+    pub txq_select: TxqSelect,
+    /// Every this often, idle sockets move to the least-loaded queue
+    /// (zero: never).
+    pub rebalance: Time,
+}
+
+impl HostStack {
+    /// The model before rings and queue selection: a drop-tail FIFO per
+    /// transmit queue feeding the wire, packets by hash, one per turn. A
+    /// port of such a host keeps its per-packet path exactly.
+    pub fn is_plain(&self) -> bool {
+        self.qdisc.discipline() == Discipline::Droptail
+            && self.ring == 0
+            && self.arbitration == ArbitrationName::Packet
+            && !self.bql
+            && self.txq_select == TxqSelect::Hash
+    }
+}
+
+/// The most descriptors per ring: ixgbe's `IXGBE_MAX_TXD` (4096), the
+/// largest of the studied era's drivers.
+pub const MAX_RING: u32 = 4096;
+/// The most packets one queue may send per arbitration turn.
+pub const MAX_NIC_BATCH: u32 = 4096;
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
@@ -36,6 +157,49 @@ pub struct HostSpec {
     /// others get 10.0.0.1, 10.0.0.2, ... in host order.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub addresses: BTreeMap<String, String>,
+    /// The kernel: defaults for the fields below and for `[tcp] profile`.
+    /// None: the generic host, whose stack is the model before rings
+    /// (every field below at its plain value).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<HostProfile>,
+    /// Each transmit queue's qdisc, holding `nic_queue`. Default
+    /// "pfifo_fast": Linux's default qdisc in every kernel of the study
+    /// (`mq` gives each hardware queue one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_qdisc: Option<NicQdisc>,
+    /// Descriptors in each transmit ring, between the qdisc and the wire.
+    /// Default 0 (no ring: the qdisc feeds the wire, the model every
+    /// earlier scenario ran); the profiles give 255, bnx2's default
+    /// (`tx_ring_size = MAX_TX_DESC_CNT`, one 4 KiB page of 16-byte
+    /// descriptors less one), the Broadcom 1 GbE driver of the study.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ring: Option<u32>,
+    /// "packet" (default: what every multi-queue NIC model did so far, and
+    /// the simplest fair arbiter), "batch" or "weighted".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_arbitration: Option<ArbitrationName>,
+    /// Descriptors per turn with "batch". Default 4: a NIC fetches 16-byte
+    /// descriptors (bnx2's `struct tx_bd`) a 64-byte cache line at a time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_batch: Option<u32>,
+    /// Packets per turn of each transmit queue with "weighted", one weight
+    /// per queue (no default: equal weights are "packet").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_weights: Option<Vec<u32>>,
+    /// Byte Queue Limits on each ring (Linux 3.3 on; off by default and in
+    /// 2.6.32).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bql: Option<bool>,
+    /// "hash" (default: 2.6.32, and the model so far), "cached", "rethink"
+    /// or "least_loaded".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub txq_select: Option<TxqSelect>,
+    /// With "least_loaded": every this often, an open socket with nothing
+    /// in its host's qdisc or ring moves to the queue with the fewest open
+    /// sockets, if that evens them. Default "0s": never (a new socket's
+    /// choice only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rebalance: Option<Time>,
 }
 
 /// The most transmit queues a NIC may have (Linux's mq allows more, but
@@ -53,6 +217,49 @@ impl HostSpec {
         1
     }
 
+    /// The `[tcp]` profile of this host's kernel, if it names one.
+    pub fn tcp_profile(&self) -> Option<ProfileName> {
+        self.profile.map(|p| match p {
+            HostProfile::Linux2632 => ProfileName::Linux2632,
+            HostProfile::Linux312 => ProfileName::Linux312,
+        })
+    }
+
+    /// The sending stack: each field as given, else the profile's, else
+    /// the generic host's (the model before rings).
+    pub fn stack(&self) -> HostStack {
+        // 2.6.32: pfifo_fast per queue, no BQL (lib/dynamic_queue_limits.c
+        // came with 3.3), every packet hashed (`dev_pick_tx` calls
+        // `skb_tx_hash`). 3.12: BQL in bnx2 and tg3 (3.3), the queue cached
+        // on the socket and re-picked when `ooo_okay` (`__netdev_pick_tx`).
+        // Both: bnx2's 255-descriptor rings, one packet per turn.
+        let (ring, bql, select) = match self.profile {
+            None => (0, false, TxqSelect::Hash),
+            Some(HostProfile::Linux2632) => (255, false, TxqSelect::Hash),
+            Some(HostProfile::Linux312) => (255, true, TxqSelect::Cached),
+        };
+        let n = self.nic_queues as usize;
+        let arbitration = self.nic_arbitration.unwrap_or(ArbitrationName::Packet);
+        let ring = self.ring.unwrap_or(ring);
+        // A profile's BQL limits its rings: none without them.
+        let bql = bql && ring > 0;
+        HostStack {
+            nic_queue: self.nic_queue,
+            nic_queues: self.nic_queues,
+            qdisc: self.nic_qdisc.unwrap_or(NicQdisc::PfifoFast),
+            ring,
+            arbitration,
+            batch: self.nic_batch.unwrap_or(4),
+            weights: match (&self.nic_weights, arbitration) {
+                (Some(w), ArbitrationName::Weighted) => w.clone(),
+                _ => vec![1; n],
+            },
+            bql: self.bql.unwrap_or(bql),
+            txq_select: self.txq_select.unwrap_or(select),
+            rebalance: self.rebalance.unwrap_or(Time::ZERO),
+        }
+    }
+
     pub fn validate(&self, packet: Bytes) -> Result<(), ScenarioError> {
         if !(1..=MAX_NIC_QUEUES).contains(&self.nic_queues) {
             return Err(ScenarioError::new(
@@ -63,7 +270,89 @@ impl HostSpec {
                 ),
             ));
         }
-        limit_fits("host.nic_queue", &self.nic_queue, packet)
+        limit_fits("host.nic_queue", &self.nic_queue, packet)?;
+        let s = self.stack();
+        if let Some(r) = self.ring {
+            if r > MAX_RING {
+                return Err(ScenarioError::new(
+                    "host.ring",
+                    format!("{r} is not allowed; expected 0 (no ring) to {MAX_RING} descriptors (bnx2 uses 255)"),
+                ));
+            }
+        }
+        if self.bql == Some(true) && s.ring == 0 {
+            return Err(ScenarioError::new(
+                "host.bql",
+                "true is not allowed without a ring; expected ring > 0 (BQL limits the bytes in a descriptor ring)",
+            ));
+        }
+        if s.arbitration == ArbitrationName::Posted && s.ring == 0 {
+            return Err(ScenarioError::new(
+                "host.nic_arbitration",
+                "\"posted\" is not allowed without a ring; expected ring > 0 (the order is that of descriptors posted to the rings)",
+            ));
+        }
+        if let Some(b) = self.nic_batch {
+            if s.arbitration != ArbitrationName::Batch {
+                return Err(ScenarioError::new(
+                    "host.nic_batch",
+                    format!("given while nic_arbitration is \"{}\"; expected nic_arbitration = \"batch\" with it", s.arbitration),
+                ));
+            }
+            if !(1..=MAX_NIC_BATCH).contains(&b) {
+                return Err(ScenarioError::new(
+                    "host.nic_batch",
+                    format!(
+                        "{b} is not allowed; expected 1 to {MAX_NIC_BATCH} descriptors per turn"
+                    ),
+                ));
+            }
+        }
+        match (&self.nic_weights, s.arbitration) {
+            (Some(_), a) if a != ArbitrationName::Weighted => {
+                return Err(ScenarioError::new(
+                    "host.nic_weights",
+                    format!("given while nic_arbitration is \"{a}\"; expected nic_arbitration = \"weighted\" with it"),
+                ));
+            }
+            (None, ArbitrationName::Weighted) => {
+                return Err(ScenarioError::new(
+                    "host.nic_weights",
+                    format!("missing; nic_arbitration = \"weighted\" needs one weight per transmit queue ({} of them)", self.nic_queues),
+                ));
+            }
+            (Some(w), _) => {
+                if w.len() != self.nic_queues as usize {
+                    return Err(ScenarioError::new(
+                        "host.nic_weights",
+                        format!("{} weights for {} transmit queues; expected one per queue (nic_queues)", w.len(), self.nic_queues),
+                    ));
+                }
+                if let Some((i, &x)) = w
+                    .iter()
+                    .enumerate()
+                    .find(|(_, &x)| !(1..=MAX_NIC_BATCH).contains(&x))
+                {
+                    return Err(ScenarioError::new(
+                        format!("host.nic_weights[{i}]"),
+                        format!(
+                            "{x} is not allowed; expected 1 to {MAX_NIC_BATCH} packets per turn"
+                        ),
+                    ));
+                }
+            }
+            _ => {}
+        }
+        if let Some(t) = self.rebalance {
+            check_time("host.rebalance", t)?;
+            if t > Time::ZERO && s.txq_select != TxqSelect::LeastLoaded {
+                return Err(ScenarioError::new(
+                    "host.rebalance",
+                    format!("given while txq_select is \"{}\"; expected txq_select = \"least_loaded\" with it", s.txq_select),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// Checks `addresses` against the topology's host names: each names a
@@ -114,6 +403,15 @@ impl Default for HostSpec {
             nic_queues: HostSpec::default_nic_queues(),
             shaper: None,
             addresses: BTreeMap::new(),
+            profile: None,
+            nic_qdisc: None,
+            ring: None,
+            nic_arbitration: None,
+            nic_batch: None,
+            nic_weights: None,
+            bql: None,
+            txq_select: None,
+            rebalance: None,
         }
     }
 }

@@ -72,7 +72,8 @@ const ROW_BYTES: u64 = 128;
 /// one route per node.
 const ROUTE_BYTES: u64 = 4;
 /// Memory of one NIC transmit queue of a multi-queue NIC: the discipline
-/// in its enum slot and its counters.
+/// in its enum slot, its ring and BQL state (the ring's packets are counted
+/// as held packets), and its counters.
 const TX_QUEUE_BYTES: u64 = 320;
 /// Memory of one flow's reordering stamp at one switch port.
 const STAMP_BYTES: u64 = 8;
@@ -564,6 +565,23 @@ impl Estimate {
             }
         }
 
+        // Explicit load balancing visits every socket at each rebalance.
+        let stack = sc.host.stack();
+        if stack.txq_select == super::TxqSelect::LeastLoaded && stack.rebalance > Time::ZERO {
+            let periods = (est.horizon.0 / stack.rebalance.0.max(1)).saturating_add(1);
+            let sockets = conns.saturating_mul(2).saturating_add(udp_flows).max(1);
+            est.packets.push(Term {
+                value: periods.saturating_mul(sockets),
+                path: "host.rebalance".into(),
+                how: format!(
+                    "{} rebalances every \"{}\" over \"{}\" visiting {sockets} sockets",
+                    approx(periods),
+                    stack.rebalance,
+                    est.horizon
+                ),
+            });
+        }
+
         // Series rows: throughput bins of every TCP connection over the
         // run, queue samples of every switch port, and (with trace) about
         // two trace rows per data packet of a traced flow.
@@ -651,7 +669,8 @@ impl Estimate {
                 how: format!("{nodes} nodes and {} links", g.links.len()),
             });
         }
-        if sc.host.nic_queues > 1 {
+        let stack = sc.host.stack();
+        if sc.host.nic_queues > 1 || !stack.is_plain() {
             let queues = hosts.saturating_mul(sc.host.nic_queues as u64);
             est.memory.push(Term {
                 value: TX_QUEUE_BYTES.saturating_mul(queues),
@@ -721,7 +740,13 @@ impl Estimate {
         // built), so queues and wires hold no more than they can and no more
         // than the workloads send (data, and as many ACKs).
         let smallest = Bytes(HEADERS);
-        let nic = sc.host.nic_queue.max_packets(smallest);
+        // Every transmit queue of a NIC holds its qdisc's limit and its ring.
+        let nic = sc
+            .host
+            .nic_queue
+            .max_packets(smallest)
+            .saturating_add(stack.ring as u64)
+            .saturating_mul(sc.host.nic_queues as u64);
         let limits: Vec<Buffer> = std::iter::once(q.limit)
             .chain(sc.ports.iter().filter_map(|p| p.limit))
             .chain(sc.topology.buffers().into_iter().map(|b| b.1))

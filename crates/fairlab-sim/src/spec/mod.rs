@@ -30,7 +30,7 @@ mod units_serde;
 pub mod workloads;
 
 pub use error::ScenarioError;
-pub use hosts::HostSpec;
+pub use hosts::{ArbitrationName, HostProfile, HostSpec, HostStack, NicQdisc, TxqSelect};
 pub use limits::{Estimate, LimitsSpec, MAX_TIME};
 pub use lower::sim::build;
 pub use metrics::MetricsSpec;
@@ -40,7 +40,9 @@ pub use queues::{
 };
 pub use routing::{PathsName, RoutingSpec, SelectionName};
 pub use switches::SwitchSpec;
-pub use tcp::{CcName, Clock, ProfileName, Resolution, RtoDelay, TcpSettings, TcpSpec};
+pub use tcp::{
+    CcName, Clock, ProfileName, Resolution, RtoDelay, SmallQueues, TcpSettings, TcpSpec,
+};
 pub use topology::{
     DumbbellSpec, ExplicitSpec, FatTreeSpec, HostList, LeafSpineSpec, LinkEntry, OutcastSpec,
     ParkingLotSpec, StarSpec, TopologySpec, MAX_HOSTS,
@@ -429,9 +431,19 @@ impl Scenario {
         self.shapers().map(|(_, s)| s.rate()).min()
     }
 
+    /// The `[tcp]` profile in force: `[tcp] profile`, else the host
+    /// profile's, else "rfc".
+    pub fn tcp_profile(&self) -> ProfileName {
+        self.tcp
+            .profile
+            .or(self.host.tcp_profile())
+            .unwrap_or(ProfileName::Rfc)
+    }
+
     /// Validates, and returns what validation worked out.
     pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
-        let tcp = self.tcp.resolve("tcp")?;
+        let default_profile = self.host.tcp_profile().unwrap_or(ProfileName::Rfc);
+        let tcp = self.tcp.resolve_from("tcp", default_profile)?;
         let mut tcp_settings = vec![tcp];
         let mut workload_tcp = Vec::with_capacity(self.workloads.len());
         for (i, w) in self.workloads.iter().enumerate() {
@@ -441,7 +453,7 @@ impl Scenario {
                     let s = self
                         .tcp
                         .overlaid(t)
-                        .resolve(&format!("workload[{i}].tcp"))?;
+                        .resolve_from(&format!("workload[{i}].tcp"), default_profile)?;
                     if s == tcp {
                         0
                     } else {
@@ -496,6 +508,17 @@ impl Scenario {
                 .check_port(self.queue.discipline, b, packet, &path)?;
         }
         self.host.validate(packet)?;
+        let stack = self.host.stack();
+        if !stack.is_plain() {
+            // The NIC's qdisc holds `nic_queue` under the discipline tables'
+            // parameters, as a switch port would.
+            self.queue.check_port(
+                stack.qdisc.discipline(),
+                stack.nic_queue,
+                packet,
+                "host.nic_queue",
+            )?;
+        }
         self.host
             .check_addresses(&hosts, |i| self.topology.planned_addr(i))?;
         self.routing

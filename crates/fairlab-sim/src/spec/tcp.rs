@@ -22,6 +22,12 @@ named_enum! {
         Datacenter = "datacenter",
         /// ns-2's one-way TCP agents on their defaults.
         Ns2 = "ns2",
+        /// CentOS 6.4's Linux 2.6.32-358.el6, the hash-cast study's server
+        /// (also set by `[host] profile = "linux-2.6.32"`).
+        Linux2632 = "linux-2.6.32",
+        /// Linux 3.12.0, the study's newer kernel (also set by `[host]
+        /// profile = "linux-3.12"`).
+        Linux312 = "linux-3.12",
     }
 }
 
@@ -136,6 +142,9 @@ pub struct TcpSettings {
     pub backoff_restarts_srtt: bool,
     pub max_backoff: u32,
     pub pacing: Pacing,
+    /// TCP Small Queues: the most bytes of one socket in its host's qdisc
+    /// and ring before it stops sending new data (None: off).
+    pub small_queues: Option<Bytes>,
 }
 
 /// TCP pacing (docs/tcp-family.md, "Pacing"): the `pacing*` fields.
@@ -170,6 +179,61 @@ pub const MAX_PACING_RATIO: u32 = 1000;
 
 /// The largest unpaced initial burst, segments (as MAX_INITIAL_WINDOW).
 pub const MAX_PACING_INITIAL_BURST: u32 = 1000;
+
+/// `small_queues` as written: "off" or a size such as "128KiB".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SmallQueues {
+    Off,
+    Limit(Bytes),
+}
+
+impl SmallQueues {
+    pub fn limit(self) -> Option<Bytes> {
+        match self {
+            SmallQueues::Off => None,
+            SmallQueues::Limit(b) => Some(b),
+        }
+    }
+}
+
+const SMALL_QUEUES_EXPECT: &str =
+    "expected \"off\" or a size such as \"128KiB\" (Linux 3.12's tcp_limit_output_bytes)";
+
+impl Serialize for SmallQueues {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            SmallQueues::Off => s.serialize_str("off"),
+            SmallQueues::Limit(b) => s.serialize_str(&b.to_string()),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for SmallQueues {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = SmallQueues;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str(SMALL_QUEUES_EXPECT)
+            }
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<SmallQueues, E> {
+                match s {
+                    "off" => Ok(SmallQueues::Off),
+                    _ => match Bytes::parse(s) {
+                        Ok(b) => Ok(SmallQueues::Limit(b)),
+                        _ => Err(E::custom(format!(
+                            "{s:?} is not a small-queue limit; {SMALL_QUEUES_EXPECT}"
+                        ))),
+                    },
+                }
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The largest TCP Small Queues limit (as MAX_RECEIVE_WINDOW).
+pub const MAX_SMALL_QUEUES: Bytes = Bytes(1 << 30);
 
 /// `rto_random_delay` as written: "off", "adaptive", or a bound such as
 /// "5us" (a delay U(0, bound) added to each timeout).
@@ -266,6 +330,9 @@ impl ProfileName {
                 // No host of the incast era paced (fq and TCP pacing came
                 // with Linux 3.12, 2013).
                 pacing: Pacing::OFF,
+                // TCP Small Queues came with Linux 3.6 (2012): no host of
+                // the incast era had them.
+                small_queues: None,
             },
             ProfileName::Linux => TcpSettings {
                 initial_window: 10,
@@ -323,6 +390,39 @@ impl ProfileName {
                 // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
                 backoff_restarts_srtt: true,
                 ..ProfileName::Rfc.settings()
+            },
+            // docs/model.md, "Host profiles": each value and where it comes from.
+            ProfileName::Linux2632 => TcpSettings {
+                // tcp_init_cwnd of 2.6.32: RFC 3390's 3 segments for a
+                // 1460-byte MSS (TCP_INIT_CWND 10 came with 2.6.39).
+                initial_window: 3,
+                // CONFIG_HZ=1000 in CentOS 6's kernel configuration.
+                clock: Clock::Jiffies { hz: 1000 },
+                granularity: Time::from_ms(1),
+                // TCP_TIMEOUT_INIT = 3 * HZ until 3.1 (RFC 6298's 1 s after).
+                initial_rto: Time::from_secs(3),
+                // What receive autotuning grows to: tcp_rmem[2] = 4 MiB
+                // (tcp_init: min(4 MiB, memory / 128)) of which
+                // tcp_adv_win_scale = 2 advertises three quarters.
+                receive_window: Bytes(3 << 20),
+                ..ProfileName::Linux.settings()
+            },
+            ProfileName::Linux312 => TcpSettings {
+                // TCP_INIT_CWND = 10 (RFC 6928) since 2.6.39.
+                initial_window: 10,
+                // The study's vanilla 3.12.0 built with CentOS 6's
+                // CONFIG_HZ=1000 (an assumption: Kconfig's default is 250).
+                clock: Clock::Jiffies { hz: 1000 },
+                granularity: Time::from_ms(1),
+                // TCP_TIMEOUT_INIT = 1 s since 3.1 (RFC 6298).
+                initial_rto: Time::from_secs(1),
+                // tcp_rmem[2] = 6 MiB since 3.4, of which tcp_adv_win_scale
+                // = 1 (since 3.4) advertises half: the same 3 MiB.
+                receive_window: Bytes(3 << 20),
+                // tcp_limit_output_bytes = 131072 (TSQ, 3.6 to 3.12: a
+                // fixed cap on a socket's bytes in qdisc and ring).
+                small_queues: Some(Bytes(131_072)),
+                ..ProfileName::Linux.settings()
             },
         }
     }
@@ -432,6 +532,10 @@ pub struct TcpSpec {
     /// Data segments sent unpaced at a connection's start (Linux: 10).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pacing_initial_burst: Option<u32>,
+    /// TCP Small Queues: "off" or the most bytes of a socket in its host's
+    /// qdisc and ring (Linux 3.12: "128KiB").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub small_queues: Option<SmallQueues>,
 }
 
 macro_rules! overlay {
@@ -477,7 +581,8 @@ impl TcpSpec {
             pacing,
             pacing_ss_ratio,
             pacing_ca_ratio,
-            pacing_initial_burst
+            pacing_initial_burst,
+            small_queues
         )
     }
 
@@ -490,8 +595,18 @@ impl TcpSpec {
     /// The profile's settings with this spec's overrides applied; errors
     /// name fields under `path` ("tcp" or "workload[2].tcp").
     pub fn resolve(&self, path: &str) -> Result<TcpSettings, ScenarioError> {
+        self.resolve_from(path, ProfileName::Rfc)
+    }
+
+    /// As [`TcpSpec::resolve`], from `default` when no profile is named
+    /// (the host profile's: `[host] profile`).
+    pub fn resolve_from(
+        &self,
+        path: &str,
+        default: ProfileName,
+    ) -> Result<TcpSettings, ScenarioError> {
         let at = |f: &str| format!("{path}.{f}");
-        let mut c = self.profile().settings();
+        let mut c = self.profile.unwrap_or(default).settings();
         for (f, t) in [
             ("min_rto", self.min_rto),
             ("max_rto", self.max_rto),
@@ -718,6 +833,17 @@ impl TcpSpec {
                 ));
             }
             c.pacing.initial_burst = n;
+        }
+        if let Some(q) = self.small_queues {
+            if let SmallQueues::Limit(b) = q {
+                if b.get() == 0 || b > MAX_SMALL_QUEUES {
+                    return Err(ScenarioError::new(
+                        at("small_queues"),
+                        format!("\"{b}\" is out of range; expected \"off\" or 1B to {MAX_SMALL_QUEUES} (Linux 3.12 uses 128KiB)"),
+                    ));
+                }
+            }
+            c.small_queues = q.limit();
         }
         Ok(c)
     }

@@ -256,6 +256,52 @@ impl Endpoint {
             Endpoint::Udp(_) => {}
         }
     }
+    /// A packet side `side` sent, of `size` bytes, finished transmission at
+    /// its host's NIC (the host stack reports each when it counts them):
+    /// TCP Small Queues may let the socket send more.
+    #[inline]
+    pub fn on_tx_done(&mut self, now: Time, side: usize, size: u64, out: &mut Outbox) -> Step {
+        match self {
+            Endpoint::Tcp(c) => c.on_tx_done(now, side, size, out),
+            Endpoint::Udp(_) => Step::NONE,
+        }
+    }
+    /// A packet side `side` sent, of `size` bytes, was dropped at its host
+    /// after it was queued (pushed out by a qdisc): freed, lost unheard.
+    pub fn on_tx_freed(&mut self, side: usize, size: u64) {
+        if let Endpoint::Tcp(c) = self {
+            c.sock[side].on_tx_freed(size);
+        }
+    }
+    /// Side `side`'s packet was queued at its host by pushing out another
+    /// (Linux's NET_XMIT_CN): TCP reduces its window.
+    pub fn on_local_congestion(&mut self, now: Time, side: usize) {
+        if let Endpoint::Tcp(c) = self {
+            c.sock[side].on_local_congestion(now);
+        }
+    }
+    /// The flow hash side `side`'s packets carry (UDP: its one direction).
+    pub fn flow_hash(&self, side: usize) -> u32 {
+        match self {
+            Endpoint::Tcp(c) => c.sock[side].flow_hash(),
+            Endpoint::Udp(u) => u.flow_hash(),
+        }
+    }
+    /// The side that sends the data (the flows table's sender).
+    pub fn data_side(&self) -> usize {
+        match self {
+            Endpoint::Tcp(c) => c.data_side(),
+            Endpoint::Udp(_) => 0,
+        }
+    }
+    /// Retransmission timeouts of side `side` so far.
+    #[inline]
+    pub fn timeouts_of(&self, side: usize) -> u64 {
+        match self {
+            Endpoint::Tcp(c) => c.sock[side].stats.timeouts,
+            Endpoint::Udp(_) => 0,
+        }
+    }
     /// Side `side`'s packets have left (and the refused ones come back):
     /// the wake-ups that depend on them go into `out.wake`.
     #[inline]

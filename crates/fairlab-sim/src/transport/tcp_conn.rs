@@ -150,6 +150,26 @@ impl Conn {
         self.sock[pkt.side()].on_local_drop(now, pkt);
     }
 
+    /// A packet side `side` sent, of `size` bytes, finished transmission
+    /// at its host's NIC (TCP Small Queues may send more).
+    pub(super) fn on_tx_done(
+        &mut self,
+        now: Time,
+        side: usize,
+        size: u64,
+        out: &mut Outbox,
+    ) -> Step {
+        if !self.sock[side].on_tx_done(now, size, &mut out.packets) {
+            return Step::NONE;
+        }
+        out.host = self.sock[side].endpoints().0;
+        Step {
+            side: side as u8,
+            sync: true,
+            ..Step::NONE
+        }
+    }
+
     /// Keeps exactly one useful wake-up pending per socket (see `engine::queue`).
     #[inline]
     pub(super) fn after_send(&mut self, now: Time, side: usize, out: &mut Outbox) {

@@ -9,14 +9,14 @@ use crate::net::Selection;
 use crate::net::{Network, NodeId, PortId, Shaper};
 use crate::packet::{Addr, Salt};
 use crate::queue::{
-    BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Mq, Period, Priority, Queue, Red, RedConfig,
-    Sfq,
+    Arbitration, BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Nic, Period, Priority, Queue,
+    Red, RedConfig, Sfq,
 };
-use crate::sim::{Conn, Series, Simulation};
+use crate::sim::{Conn, Series, Simulation, TxqSelect as SimTxqSelect};
 use crate::spec::{
-    Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod, HcfSpec, PathsName,
-    PriorityClass, RtoDelay, Scenario, ScenarioError, SelectionName, ShaperSpec, TcpSettings,
-    TopologySpec, WorkloadSpec, TCP_IP_HEADER,
+    ArbitrationName, Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod,
+    HcfSpec, HostStack, PathsName, PriorityClass, RtoDelay, Scenario, ScenarioError, SelectionName,
+    ShaperSpec, TcpSettings, TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
@@ -90,6 +90,7 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
             ca_ratio: s.pacing.ca_ratio,
             initial_burst: s.pacing.initial_burst,
         },
+        small_queues: s.small_queues,
     }
 }
 
@@ -144,7 +145,7 @@ fn what_queue(q: &Queue) -> &'static str {
         Queue::Sfq(_) => "discipline \"sfq\"",
         Queue::Drr(_) => "discipline \"drr\"",
         Queue::Priority(_) => "discipline \"priority\"",
-        Queue::Mq(_) => "a multi-queue NIC (host.nic_queues above 1)",
+        Queue::Nic(_) => "a multi-queue NIC (host.nic_queues above 1)",
     }
 }
 
@@ -184,37 +185,53 @@ const RNG_UDP: u64 = 5;
 const RNG_NIC: u64 = 6;
 const RNG_ECMP: u64 = 7;
 const RNG_SWITCH: u64 = 8;
+const RNG_NIC_QDISC: u64 = 9;
+const RNG_TXHASH: u64 = 10;
+
+fn arbitration(s: &HostStack) -> Arbitration {
+    match s.arbitration {
+        ArbitrationName::Packet => Arbitration::Packet,
+        ArbitrationName::Batch => Arbitration::Batch(s.batch),
+        ArbitrationName::Weighted => Arbitration::Weighted(s.weights.clone()),
+        ArbitrationName::Posted => Arbitration::Posted,
+    }
+}
+
+fn txq_select(t: TxqSelect) -> SimTxqSelect {
+    match t {
+        TxqSelect::Hash => SimTxqSelect::Hash,
+        TxqSelect::Cached => SimTxqSelect::Cached,
+        TxqSelect::Rethink => SimTxqSelect::Rethink,
+        TxqSelect::LeastLoaded => SimTxqSelect::LeastLoaded,
+    }
+}
 
 /// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
     let resolved = sc.resolve()?;
     check_supported(sc)?;
     let seed = seed.unwrap_or(sc.seed);
-    let profile = sc.tcp.profile();
+    let profile = sc.tcp_profile();
     let tcp = tcp_config(&resolved.tcp);
     let t = &sc.topology;
     let sw_limit = sc.queue.limit;
     let sw_ecn = sc.queue.ecn_threshold.map(buffer);
     let nic_limit = buffer(sc.host.nic_queue);
     let packet = Bytes((tcp.mss + TCP_IP_HEADER) as u64);
-    // Each switch queue that draws random numbers (HCF's hash functions)
-    // gets its own stream, numbered in the order the builder creates ports.
-    let queue_no = std::cell::Cell::new(0u64);
-    // `rate`: the port's own link rate where RED needs one (a graph
-    // topology's; a star's or dumbbell's is `TopologySpec::red_rate`).
-    let make_queue = |disc: Discipline,
-                      spec_limit: Buffer,
-                      ecn: Option<BufferLimit>,
-                      rate: BitsPerSec|
+    // A discipline of `limit` at a port of `rate` (RED's packet time),
+    // drawing from `rng` (HCF's hashes, RED's drops, SFQ's and DRR's salts).
+    let make_disc = |disc: Discipline,
+                     spec_limit: Buffer,
+                     ecn: Option<BufferLimit>,
+                     rate: BitsPerSec,
+                     rng: Rng|
      -> Queue {
         let limit = buffer(spec_limit);
-        let n = queue_no.get();
-        queue_no.set(n + 1);
         match disc {
             Discipline::Droptail => droptail(limit, ecn),
             Discipline::Hcf => {
                 let cfg = hcf_config(&sc.queue.hcf, spec_limit, packet);
-                Queue::Hcf(Box::new(Hcf::new(cfg, Rng::stream(seed, &[RNG_QUEUE, n]))))
+                Queue::Hcf(Box::new(Hcf::new(cfg, rng)))
             }
             Discipline::Red => {
                 let r = &sc.queue.red;
@@ -229,21 +246,24 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                         ecn: r.ecn,
                         packet_time: rate.serialization(packet),
                     },
-                    Rng::stream(seed, &[RNG_QUEUE, n]),
+                    rng,
                 )))
             }
             Discipline::Sfq => Queue::Sfq(Box::new(Sfq::new(
                 sc.queue.sfq.buckets,
                 limit,
                 sc.queue.sfq.perturb,
-                Rng::stream(seed, &[RNG_QUEUE, n]),
+                rng,
             ))),
-            Discipline::Drr => Queue::Drr(Box::new(Drr::new(
-                sc.queue.drr.buckets,
-                limit,
-                sc.queue.drr.quantum.get(),
-                Salt::from_u64(Rng::stream(seed, &[RNG_QUEUE, n]).next_u64()),
-            ))),
+            Discipline::Drr => {
+                let mut rng = rng;
+                Queue::Drr(Box::new(Drr::new(
+                    sc.queue.drr.buckets,
+                    limit,
+                    sc.queue.drr.quantum.get(),
+                    Salt::from_u64(rng.next_u64()),
+                )))
+            }
             Discipline::Priority => {
                 let p = &sc.queue.priority;
                 let class = match p.high {
@@ -255,20 +275,68 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             }
         }
     };
+    // Each switch queue gets its own random stream, numbered in the order
+    // the builder creates ports.
+    let queue_no = std::cell::Cell::new(0u64);
+    // `rate`: the port's own link rate where RED needs one (a graph
+    // topology's; a star's or dumbbell's is `TopologySpec::red_rate`).
+    let make_queue = |disc: Discipline,
+                      spec_limit: Buffer,
+                      ecn: Option<BufferLimit>,
+                      rate: BitsPerSec|
+     -> Queue {
+        let n = queue_no.get();
+        queue_no.set(n + 1);
+        make_disc(
+            disc,
+            spec_limit,
+            ecn,
+            rate,
+            Rng::stream(seed, &[RNG_QUEUE, n]),
+        )
+    };
     let switch_q = || make_queue(sc.queue.discipline, sw_limit, sw_ecn, t.red_rate());
-    // A host's NIC: one drop-tail queue, or a multi-queue NIC whose flow
-    // hash salt comes from its own stream (NICs numbered in build order).
+    // A host's NIC, on a link of `rate`: one drop-tail queue, or a
+    // multi-queue NIC whose flow hash salt comes from its own stream (NICs
+    // numbered in build order); with a sending stack (`[host]` beyond the
+    // plain model, or TCP Small Queues) a qdisc per queue feeding rings,
+    // each qdisc with a stream of its own, and every transmission's
+    // completion reported.
+    let stack = sc.host.stack();
+    let tsq = resolved.tcp.small_queues.is_some()
+        || (0..sc.workloads.len()).any(|i| {
+            resolved
+                .workload_tcp(i)
+                .is_some_and(|t| t.small_queues.is_some())
+        });
+    let with_stack = !stack.is_plain() || tsq;
     let nic_no = std::cell::Cell::new(0u64);
-    let host_q = || {
+    let host_q = |rate: BitsPerSec| {
         let n = nic_no.get();
         nic_no.set(n + 1);
-        match sc.host.nic_queues {
-            1 => droptail(nic_limit, None),
-            k => Queue::Mq(Mq::new(
-                (0..k).map(|_| droptail(nic_limit, None)).collect(),
-                Salt::from_u64(Rng::stream(seed, &[RNG_NIC, n]).next_u64()),
-            )),
+        let k = sc.host.nic_queues;
+        let salt = || Salt::from_u64(Rng::stream(seed, &[RNG_NIC, n]).next_u64());
+        if !with_stack {
+            return match k {
+                1 => droptail(nic_limit, None),
+                k => Queue::Nic(Box::new(Nic::new(
+                    (0..k).map(|_| droptail(nic_limit, None)).collect(),
+                    salt(),
+                ))),
+            };
         }
+        let qdiscs = (0..k as u64)
+            .map(|i| {
+                let rng = Rng::stream(seed, &[RNG_NIC_QDISC, n, i]);
+                make_disc(stack.qdisc.discipline(), stack.nic_queue, None, rate, rng)
+            })
+            .collect();
+        Queue::Nic(Box::new(
+            Nic::new(qdiscs, salt())
+                .with_rings(stack.ring, stack.bql)
+                .with_arbitration(&arbitration(&stack))
+                .tracked(),
+        ))
     };
     let mut net: Network = match t {
         TopologySpec::Star(t) => {
@@ -277,7 +345,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 delay: t.delay,
             };
             let hosts = t.hosts.names("h");
-            topology::star(&hosts, access, &switch_q, &host_q).0
+            topology::star(&hosts, access, &switch_q, &|| host_q(t.rate)).0
         }
         TopologySpec::Dumbbell(t) => {
             let access = LinkSpec {
@@ -290,7 +358,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 rate: t.bottleneck_rate,
                 delay: t.bottleneck_delay,
             };
-            topology::dumbbell(&left, &right, access, bottleneck, &switch_q, &host_q)
+            topology::dumbbell(&left, &right, access, bottleneck, &switch_q, &|| {
+                host_q(t.rate)
+            })
         }
         _ => {
             let g = t.graph().expect("validated");
@@ -320,7 +390,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     (l.a, l.buffer_a)
                 };
                 if node < h {
-                    host_q()
+                    host_q(l.rate)
                 } else {
                     let limit = own.unwrap_or(sw_limit);
                     make_queue(sc.queue.discipline, limit, sw_ecn, l.rate)
@@ -676,6 +746,15 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             .trace_port(port as u32, usize::try_from(max).unwrap_or(usize::MAX));
     }
     sim.index_flows();
+    if with_stack {
+        sim.set_host_stack(
+            txq_select(stack.txq_select),
+            stack.rebalance,
+            tsq,
+            seed,
+            RNG_TXHASH,
+        );
+    }
     sim.handshake = resolved.tcp.handshake;
     Ok(sim)
 }

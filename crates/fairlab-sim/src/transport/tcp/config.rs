@@ -151,6 +151,14 @@ pub struct TcpConfig {
     /// Linux's TCP pacing (docs/tcp-family.md, "Pacing"); off in every
     /// profile.
     pub pacing: Pacing,
+    /// TCP Small Queues (Linux 3.6 on, `tcp_small_queue_check` /
+    /// `tcp_limit_output_bytes`): no new data while the socket's packets
+    /// below TCP (its host's qdisc and ring, and on their way there) hold
+    /// this many bytes or more; a transmit completion of one of them lets
+    /// it send again (`tcp_wfree`, then `tcp_tsq_handler`). None: off.
+    /// Linux counts `skb->truesize` (about 2.3 KB for a 1500-byte packet);
+    /// this counts wire bytes.
+    pub small_queues: Option<Bytes>,
 }
 
 impl TcpConfig {
@@ -161,9 +169,9 @@ impl TcpConfig {
     }
 
     /// Whether an endpoint keeps state out of line (its random stream, its
-    /// pacing clock) from the start.
+    /// pacing clock, its bytes below TCP) from the start.
     pub fn uses_extras(&self) -> bool {
-        self.uses_rng() || self.pacing.enabled
+        self.uses_rng() || self.pacing.enabled || self.small_queues.is_some()
     }
 }
 
@@ -226,14 +234,23 @@ pub enum Profile {
     /// window, a 10 ms tick, an ACK per packet, limited transmit, Karn's
     /// rule, no handshake (docs/model.md).
     Ns2,
+    /// CentOS 6.4's Linux 2.6.32: the `linux` profile with HZ=1000, an
+    /// initial window of 3, a 3 s initial RTO and a 3 MiB receive window
+    /// (docs/model.md, "Host profiles").
+    Linux2632,
+    /// Linux 3.12: as `linux-2.6.32` with an initial window of 10, a 1 s
+    /// initial RTO and TCP Small Queues of 128 KiB.
+    Linux312,
 }
 
 impl Profile {
-    pub const ALL: [Profile; 4] = [
+    pub const ALL: [Profile; 6] = [
         Profile::Rfc,
         Profile::Linux,
         Profile::Datacenter,
         Profile::Ns2,
+        Profile::Linux2632,
+        Profile::Linux312,
     ];
 
     pub fn name(&self) -> &'static str {
@@ -242,6 +259,8 @@ impl Profile {
             Profile::Linux => "linux",
             Profile::Datacenter => "datacenter",
             Profile::Ns2 => "ns2",
+            Profile::Linux2632 => "linux-2.6.32",
+            Profile::Linux312 => "linux-3.12",
         }
     }
 
@@ -289,6 +308,7 @@ impl Profile {
                 backoff_restarts_srtt: false,
                 max_backoff: 0,
                 pacing: Pacing::OFF,
+                small_queues: None,
             },
             Profile::Linux => TcpConfig {
                 initial_window: 10,
@@ -339,6 +359,24 @@ impl Profile {
                 // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
                 backoff_restarts_srtt: true,
                 ..Profile::Rfc.config()
+            },
+            // spec/tcp.rs says where each value comes from.
+            Profile::Linux2632 => TcpConfig {
+                initial_window: 3,
+                clock: TimerClock::jiffies(1000),
+                granularity: Time::from_ms(1),
+                initial_rto: Time::from_secs(3),
+                receive_window: Bytes(3 << 20),
+                ..Profile::Linux.config()
+            },
+            Profile::Linux312 => TcpConfig {
+                initial_window: 10,
+                clock: TimerClock::jiffies(1000),
+                granularity: Time::from_ms(1),
+                initial_rto: Time::from_secs(1),
+                receive_window: Bytes(3 << 20),
+                small_queues: Some(Bytes(131_072)),
+                ..Profile::Linux.config()
             },
         }
     }

@@ -131,6 +131,13 @@ struct Extras {
     /// whatever the timer clock; the RTO estimator's SRTT here is on the
     /// profile's clock, a whole 1 or 4 ms tick for a 100 us path).
     pace_srtt: OptTime,
+    /// With TCP Small Queues (`TcpConfig::small_queues`): bytes of this
+    /// socket's packets below TCP, emitted and not yet freed by a transmit
+    /// completion or a drop (Linux's `sk_wmem_alloc`) ...
+    tsq_bytes: u64,
+    /// ... and whether it stopped sending new data for them
+    /// (`TSQ_THROTTLED`).
+    tsq_throttled: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -533,7 +540,80 @@ impl TcpSocket {
             self.unacked_segments = 0;
             self.delack_deadline = OptTime::NONE;
         }
+        // (Without the extras box, as almost always, one test: TCP Small
+        // Queues keep their count there.)
+        if self.extras.is_some() && self.cfg.small_queues.is_some() {
+            self.below_tcp(p.size().get() as i64);
+        }
         out.push(p);
+    }
+
+    /// TCP Small Queues: `delta` more bytes of this socket below TCP.
+    #[cold]
+    fn below_tcp(&mut self, delta: i64) {
+        if let Some(x) = self.extras.as_deref_mut() {
+            x.tsq_bytes = x.tsq_bytes.saturating_add_signed(delta);
+        }
+    }
+
+    /// TCP Small Queues (`tcp_small_queue_check` of `tcp_write_xmit`, as
+    /// Linux 3.12 has it: `sk_wmem_alloc >= tcp_limit_output_bytes`): no
+    /// new data while the socket's bytes below TCP reach the limit; the
+    /// socket is marked throttled, and a transmit completion resumes it.
+    #[inline]
+    fn small_queue_full(&mut self) -> bool {
+        if self.extras.is_none() {
+            return false;
+        }
+        match self.cfg.small_queues {
+            None => false,
+            Some(limit) => self.tsq_check(limit.get()),
+        }
+    }
+
+    #[cold]
+    fn tsq_check(&mut self, limit: u64) -> bool {
+        let Some(x) = self.extras.as_deref_mut() else {
+            return false;
+        };
+        let full = x.tsq_bytes >= limit;
+        x.tsq_throttled |= full;
+        full
+    }
+
+    /// Bytes of this socket below TCP now (TCP Small Queues; 0 when off).
+    pub fn bytes_below_tcp(&self) -> u64 {
+        self.extras.as_deref().map_or(0, |x| x.tsq_bytes)
+    }
+
+    /// One of this socket's packets, of `size` bytes on the wire, finished
+    /// transmission at its host's NIC (the skb freed: `tcp_wfree`). With
+    /// TCP Small Queues a throttled socket sends again (`tcp_tsq_handler`
+    /// calls `tcp_write_xmit`). Returns whether it tried.
+    pub fn on_tx_done(&mut self, now: Time, size: u64, out: &mut Vec<Packet>) -> bool {
+        let Some(limit) = self.cfg.small_queues else {
+            return false;
+        };
+        self.below_tcp(-(size as i64));
+        let Some(x) = self.extras.as_deref_mut() else {
+            return false;
+        };
+        if !x.tsq_throttled || x.tsq_bytes >= limit.get() {
+            return false;
+        }
+        x.tsq_throttled = false;
+        self.try_send(now, out);
+        self.trace_point(now);
+        true
+    }
+
+    /// One of this socket's packets was dropped at its host after it was
+    /// queued (a qdisc pushed it out for another packet): it is freed, and
+    /// lost as if in the network. Nothing is sent now.
+    pub fn on_tx_freed(&mut self, size: u64) {
+        if self.cfg.small_queues.is_some() {
+            self.below_tcp(-(size as i64));
+        }
     }
 
     fn send_syn(&mut self, now: Time, out: &mut Vec<Packet>) {
@@ -727,7 +807,8 @@ impl TcpSocket {
             }
             let len = remaining.min(mss);
             let wnd = self.cwnd.min(self.peer_wnd as u64);
-            if self.snd_nxt + len > self.snd_una + wnd || self.paced(now) {
+            if self.snd_nxt + len > self.snd_una + wnd || self.paced(now) || self.small_queue_full()
+            {
                 break;
             }
             // After a timeout, skip what the receiver has SACKed (RFC 6675
@@ -1106,7 +1187,10 @@ impl TcpSocket {
             if self.cfg.limited_transmit && self.snd_nxt < self.app_end {
                 let len = (self.app_end - self.snd_nxt).min(mss);
                 let allowed = (self.peer_wnd as u64).min(self.cwnd + self.dupacks as u64 * mss);
-                if self.snd_nxt == self.snd_max && self.snd_nxt + len <= self.snd_una + allowed {
+                if self.snd_nxt == self.snd_max
+                    && self.snd_nxt + len <= self.snd_una + allowed
+                    && !self.small_queue_full()
+                {
                     self.send_data(now, self.snd_nxt, len, out);
                     self.snd_nxt += len;
                     self.snd_max = self.snd_nxt;
@@ -1206,8 +1290,9 @@ impl TcpSocket {
                 self.high_rxt = s + len;
                 continue;
             }
-            // Rule 2: new data, if the receiver's window allows.
-            if self.snd_nxt < self.app_end {
+            // Rule 2: new data, if the receiver's window (and TCP Small
+            // Queues) allow.
+            if self.snd_nxt < self.app_end && !self.small_queue_full() {
                 let len = (self.app_end - self.snd_nxt).min(mss);
                 if self.snd_nxt + len <= self.snd_una + self.peer_wnd as u64 {
                     self.send_data(now, self.snd_nxt, len, out);
@@ -1268,18 +1353,15 @@ impl TcpSocket {
     /// NewReno recovery waits for the next partial ACK or the timer.
     pub fn on_local_drop(&mut self, now: Time, seg: &Packet) {
         self.stats.local_drops += 1;
+        if self.cfg.small_queues.is_some() {
+            self.below_tcp(-(seg.size().get() as i64));
+        }
         if !seg.is_data() || self.state != TcpState::Established || seg.seq < self.snd_una {
             // A refused SYN or pure ACK: the handshake timer or the next
             // segment sends again.
             return;
         }
-        if !self.in_recovery && self.snd_una > self.ecn_recover {
-            let flight = self.snd_max - self.snd_una;
-            self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
-            self.cwnd = self.ssthresh.max(self.mss());
-            self.ecn_recover = self.snd_max;
-            self.send_cwr = self.cfg.ecn;
-        }
+        self.enter_cwr(now);
         let end = seg.seq + seg.payload as u64;
         if end == self.snd_max && !seg.timeout_rtx {
             self.snd_max = seg.seq;
@@ -1302,6 +1384,29 @@ impl TcpSocket {
             }
         }
         self.trace_point(now);
+    }
+
+    /// Linux's `tcp_enter_cwr` on local congestion: the window reduced once
+    /// per window of data, as on ECN-Echo (RFC 3168 (6.1.2)).
+    fn enter_cwr(&mut self, now: Time) {
+        if !self.in_recovery && self.snd_una > self.ecn_recover {
+            let flight = self.snd_max - self.snd_una;
+            self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+            self.cwnd = self.ssthresh.max(self.mss());
+            self.ecn_recover = self.snd_max;
+            self.send_cwr = self.cfg.ecn;
+        }
+    }
+
+    /// The host's qdisc took a segment of this socket but dropped another
+    /// packet it held to make room (SFQ's drop from its longest queue):
+    /// Linux's NET_XMIT_CN, on which `tcp_transmit_skb` also calls
+    /// `tcp_enter_cwr`. Nothing is sent again: this segment is queued.
+    pub fn on_local_congestion(&mut self, now: Time) {
+        if self.state == TcpState::Established {
+            self.enter_cwr(now);
+            self.trace_point(now);
+        }
     }
 
     /// A wake-up at `now`: fire whichever timers are due.

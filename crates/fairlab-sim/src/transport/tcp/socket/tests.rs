@@ -4,6 +4,7 @@
 
 use super::*;
 use crate::transport::tcp::config::{Profile, TimerClock};
+use crate::units::Bytes;
 
 const MSS: u64 = 1460;
 
@@ -967,4 +968,88 @@ fn linux_bic_keeps_the_fast_retransmits_ssthresh_on_a_timeout_in_recovery() {
     // Not 8/2 = 4 segments: the reduction was made inside this window.
     assert_eq!(s.ssthresh(), 5 * MSS);
     assert_eq!(s.cwnd(), MSS);
+}
+
+/// A socket under TCP Small Queues of `limit` bytes, with a large window.
+fn tsq(limit: u64) -> TcpConfig {
+    TcpConfig {
+        small_queues: Some(Bytes(limit)),
+        initial_window: 100,
+        receive_window: Bytes(1 << 20),
+        ..cfg()
+    }
+}
+
+const WIRE: u64 = MSS + 40;
+
+/// As [`established`], with a peer advertising 1 MiB.
+fn established_wide(cfg: TcpConfig, segments: u64, out: &mut Vec<Packet>) -> TcpSocket {
+    let mut s = TcpSocket::new(cfg, 0, 0, 1, false);
+    s.connect(Time::ZERO, out);
+    let mut synack = from_peer(0, 1, 0, flags::SYN | flags::ACK);
+    synack.wnd = 1 << 20;
+    s.on_segment(Time::from_us(100), &synack, out);
+    out.clear();
+    s.write(Time::from_us(100), segments * MSS, out);
+    s
+}
+
+#[test]
+fn small_queues_stop_new_data_at_the_limit_below_tcp() {
+    // 128 KiB: the SYN and the handshake's ACK (40 bytes each) and 88
+    // segments of 1500 reach 132,080 bytes >= 131,072 (3.12's check is
+    // `>=`, before each segment), so the 89th waits although cwnd allows 100.
+    let mut out = Vec::new();
+    let s = established_wide(tsq(131_072), 200, &mut out);
+    assert_eq!(data_seqs(&out).len(), 88);
+    assert_eq!(s.bytes_below_tcp(), 80 + 88 * WIRE);
+}
+
+#[test]
+fn a_transmit_completion_below_the_limit_lets_a_throttled_socket_send_again() {
+    let mut out = Vec::new();
+    let mut s = established_wide(tsq(10 * WIRE), 200, &mut out);
+    assert_eq!(data_seqs(&out).len(), 10);
+    // The SYN and ACK complete: 10 segments still below TCP, at the limit.
+    assert!(!s.on_tx_done(Time::from_us(100), 40, &mut out));
+    assert!(!s.on_tx_done(Time::from_us(100), 40, &mut out));
+    out.clear();
+    // One segment completes: 9 below TCP, under the limit: one more goes.
+    assert!(s.on_tx_done(Time::from_us(112), WIRE, &mut out));
+    assert_eq!(data_seqs(&out), vec![seg(10)]);
+    assert_eq!(s.bytes_below_tcp(), 10 * WIRE);
+    // Without TSQ a completion does nothing.
+    out.clear();
+    let mut plain = established(cfg(), 20, &mut out);
+    out.clear();
+    assert!(!plain.on_tx_done(Time::from_us(112), WIRE, &mut out));
+    assert!(out.is_empty());
+}
+
+#[test]
+fn a_refused_or_pushed_out_segment_frees_its_bytes_below_tcp() {
+    let mut out = Vec::new();
+    let mut s = established_wide(tsq(1 << 20), 5, &mut out);
+    let below = s.bytes_below_tcp();
+    let last = *out.last().unwrap();
+    s.on_local_drop(Time::from_us(100), &last);
+    assert_eq!(s.bytes_below_tcp(), below - WIRE);
+    s.on_tx_freed(WIRE);
+    assert_eq!(s.bytes_below_tcp(), below - 2 * WIRE);
+}
+
+#[test]
+fn local_congestion_reduces_the_window_once_without_resending() {
+    // NET_XMIT_CN: the qdisc took the segment but dropped another.
+    let mut out = Vec::new();
+    let mut s = established(cfg(), 10, &mut out);
+    out.clear();
+    let cwnd = s.cwnd();
+    s.on_local_congestion(Time::from_us(150));
+    assert!(s.cwnd() < cwnd, "CWR: {} -> {}", cwnd, s.cwnd());
+    let reduced = s.cwnd();
+    s.on_local_congestion(Time::from_us(151));
+    assert_eq!(s.cwnd(), reduced, "once per window");
+    assert!(out.is_empty(), "nothing sent again");
+    assert_eq!(s.snd_nxt(), seg(10));
 }
