@@ -653,6 +653,7 @@ fn check_host_and_switch(sc: &Scenario, warnings: &mut Vec<String>) -> Result<()
             format!("\"{}\" is not supported by the namespace backend (a namespace switch's forwarding time varies by itself and cannot be set); expected \"0s\"", sc.switch.forwarding_jitter),
         ));
     }
+    check_host_stack(sc, warnings)?;
     if sc.host.nic_queues > 1 {
         return Err(err(
             "host.nic_queues",
@@ -685,6 +686,67 @@ fn check_host_and_switch(sc: &Scenario, warnings: &mut Vec<String>) -> Result<()
                     format!("{:?} is not supported by the namespace backend (Linux routes hash or take one next hop); expected \"ecmp\", \"ecmp_unsalted\" or \"first\"", other.name()),
                 ))
             }
+        }
+    }
+    Ok(())
+}
+
+/// `[host]`'s sending-stack fields (docs/scenario.md, "Host profiles"):
+/// an old kernel's profile is refused (the namespaces run this machine's
+/// kernel), a veth has no descriptor ring, BQL or NIC arbiter; the qdisc
+/// of a NIC queue is lowered.
+fn check_host_stack(sc: &Scenario, warnings: &mut Vec<String>) -> Result<(), ScenarioError> {
+    let h = &sc.host;
+    if let Some(p) = h.profile {
+        return Err(err(
+            "host.profile",
+            format!("{:?} is not supported by the namespace backend (the namespaces run this machine's kernel, not {}); expected no profile", p.name(), p.name()),
+        ));
+    }
+    if h.ring.is_some_and(|r| r > 0) {
+        return Err(err(
+            "host.ring",
+            "not supported by the namespace backend (a veth has no descriptor ring: the qdisc feeds the peer directly); expected 0 or none",
+        ));
+    }
+    if h.bql == Some(true) {
+        return Err(err(
+            "host.bql",
+            "true is not supported by the namespace backend (a veth has no ring for BQL to limit); expected false or none",
+        ));
+    }
+    if h.nic_arbitration
+        .is_some_and(|a| a != crate::spec::ArbitrationName::Packet)
+        || h.nic_batch.is_some()
+        || h.nic_weights.is_some()
+    {
+        return Err(err(
+            "host.nic_arbitration",
+            "not supported by the namespace backend (a veth has no NIC arbiter); expected \"packet\" or none",
+        ));
+    }
+    if let Some(t) = h.txq_select {
+        return Err(err(
+            "host.txq_select",
+            format!("{:?} is not supported by the namespace backend (the kernel picks a socket's transmit queue itself: cached on the socket, re-hashed after a timeout, net/core/dev.c netdev_pick_tx); expected none", t.name()),
+        ));
+    }
+    if h.rebalance.is_some() {
+        return Err(err(
+            "host.rebalance",
+            "not supported by the namespace backend (the kernel has no such rebalancing); expected none",
+        ));
+    }
+    match h.nic_qdisc {
+        None | Some(crate::spec::NicQdisc::Droptail) => {}
+        Some(crate::spec::NicQdisc::PfifoFast) => warnings.push(
+            "host.nic_qdisc: \"pfifo_fast\" as pfifo (every flow here uses one of its three bands: one FIFO)".into(),
+        ),
+        Some(q) => {
+            return Err(err(
+                "host.nic_qdisc",
+                format!("{:?} is not supported by the namespace backend yet; expected \"pfifo_fast\" or \"droptail\"", q.name()),
+            ))
         }
     }
     Ok(())
@@ -796,11 +858,20 @@ fn check_tcp_spec(
             warnings.push(w);
         }
     };
-    if spec.profile() == ProfileName::Ns2 {
-        return Err(err(
-            at("profile"),
-            "\"ns2\" is not supported by the namespace backend (ns-2's one-way agents have no kernel counterpart); expected \"rfc\", \"linux\" or \"datacenter\"",
-        ));
+    match spec.profile() {
+        ProfileName::Ns2 => {
+            return Err(err(
+                at("profile"),
+                "\"ns2\" is not supported by the namespace backend (ns-2's one-way agents have no kernel counterpart); expected \"rfc\", \"linux\" or \"datacenter\"",
+            ))
+        }
+        p @ (ProfileName::Linux2632 | ProfileName::Linux312) => {
+            return Err(err(
+                at("profile"),
+                format!("{:?} is not supported by the namespace backend (the namespaces run this machine's kernel's TCP, not {}); expected \"rfc\", \"linux\" or \"datacenter\"", p.name(), p.name()),
+            ))
+        }
+        _ => {}
     }
     if !t.handshake {
         return Err(err(
@@ -1242,6 +1313,7 @@ fn sysctls(
             ),
             ("max_retransmits", t.max_retransmits == tcp.max_retransmits),
             ("max_rto", t.max_rto == tcp.max_rto),
+            ("small_queues", t.small_queues == tcp.small_queues),
         ] {
             if !same {
                 return Err(err(
@@ -1287,6 +1359,15 @@ fn sysctls(
             set("net.ipv4.tcp_retries2", tcp.max_retransmits.to_string());
             let max_ms = (tcp.max_rto.0 / 1_000_000_000).clamp(1_000, 120_000);
             set("net.ipv4.tcp_rto_max_ms", max_ms.to_string());
+            // TCP Small Queues (tcp_output.c, tcp_small_queue_check): the
+            // bytes a socket may have below TCP; the kernel has no "off".
+            match tcp.small_queues {
+                Some(b) => set("net.ipv4.tcp_limit_output_bytes", b.get().to_string()),
+                None => set(
+                    "net.ipv4.tcp_limit_output_bytes",
+                    (i32::MAX as u64).to_string(),
+                ),
+            }
             // No saved metrics between a run's connections (tcp_metrics.c).
             set("net.ipv4.tcp_no_metrics_save", "1".into());
         }

@@ -316,3 +316,19 @@ fn the_plan_serializes_to_json() {
     assert_eq!(j["workloads"][0]["kind"], "incast");
     assert_eq!(j["ports"][0]["queue"]["kind"], "pfifo");
 }
+
+#[test]
+fn tcp_small_queues_is_the_tsq_sysctl_and_pfifo_fast_a_fifo_with_a_warning() {
+    let p = lowered(&INCAST.replace(
+        "min_rto = \"200ms\"",
+        "min_rto = \"200ms\"\nsmall_queues = \"128KiB\"\n[host]\nnic_qdisc = \"pfifo_fast\"",
+    ));
+    assert!(p
+        .sysctls
+        .iter()
+        .any(|s| s.key == "net.ipv4.tcp_limit_output_bytes" && s.value == "131072"));
+    assert!(p
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("host.nic_qdisc: \"pfifo_fast\" as pfifo")));
+}
