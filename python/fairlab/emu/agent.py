@@ -38,6 +38,7 @@ _U32 = {
     "snd_ssthresh": 76,
     "snd_cwnd": 80,
     "total_retrans": 100,
+    "min_rtt_us": 148,
     "data_segs_in": 152,
     "data_segs_out": 156,
     "delivered_ce": 196,

@@ -186,11 +186,67 @@ def run_agents(names: Names, seed: int, deadline_s: float, queue_sample_s: float
                 p.wait()
 
 
+def _probe_scenario(rate_bps: int) -> dict:
+    """One shaped port at ``rate_bps`` with a bulk flow through it."""
+    return {
+        "name": "probe",
+        "duration": "0.6s",
+        "topology": {"kind": "star", "hosts": 2, "rate": f"{rate_bps}bps", "delay": "0us"},
+        "queue": {"limit": "64KiB"},
+        "tcp": {"profile": "linux"},
+        "workload": [{"kind": "bulk", "src": "h0", "dst": "h1"}],
+    }
+
+
+#: A probe is kept this long (seconds): the machine's load changes.
+PROBE_MAX_AGE_S = 600.0
+
+
+def probe(rate_bps: int) -> dict:
+    """What the machine sustains through one htb-shaped port at
+    ``rate_bps``: the bulk flow's goodput over the rate's payload share,
+    its base RTT, the timer slack and how busy the CPUs were. Kept in the
+    state directory for PROBE_MAX_AGE_S."""
+    from .safety import STATE_DIR
+
+    cache = STATE_DIR / f"probe-{rate_bps}.json"
+    try:
+        d = json.loads(cache.read_text())
+        if d["kernel"] == os.uname().release and time.time() - d["at"] < PROBE_MAX_AGE_S:
+            return d
+    except (OSError, ValueError, KeyError):
+        pass
+    res = emulate(_probe_scenario(rate_bps), seed=1, probe_first=False)
+    mss = int(res.flows["mss_bytes"].iloc[0])
+    # The most a TCP flow can deliver: payload over the frame (14 Ethernet
+    # + 40 IP/TCP + 12 timestamps bytes of headers).
+    ideal = rate_bps * mss / (mss + 66)
+    d = {
+        "kernel": os.uname().release,
+        "at": time.time(),
+        "rate_bps": rate_bps,
+        "goodput_bps": float(res.flows["goodput_bps"].iloc[0]),
+        "fraction": float(res.flows["goodput_bps"].iloc[0]) / ideal,
+        "base_rtt_s": res.summary["base_rtt_s"],
+        "timer_slack_us": mach.timer_slack_us(),
+        "machine_busy": res.summary["machine_busy"],
+    }
+    STATE_DIR.mkdir(parents=True, exist_ok=True)
+    cache.write_text(json.dumps(d))
+    return d
+
+
+#: A probe below this fraction of the ideal goodput: the machine does not
+#: sustain the scenario's rate faithfully.
+FAITHFUL_FRACTION = 0.9
+
+
 def emulate(
     scenario: str | dict,
     seed: int | None = None,
     time_limit_s: float = DEFAULT_TIME_LIMIT_S,
     warn=None,
+    probe_first: bool = True,
 ) -> Result:
     """Runs a scenario (JSON text or dict) on the kernel; returns its Result.
 
@@ -208,6 +264,15 @@ def emulate(
     for w in plan["warnings"]:
         if warn:
             warn(w)
+    fastest = max(p["shaper"]["rate_bps"] for p in plan["ports"])
+    pr = probe(fastest) if probe_first else None
+    if pr is not None and pr["fraction"] < FAITHFUL_FRACTION and warn:
+        warn(
+            f"this machine sustained {pr['goodput_bps'] / 1e6:.1f} Mb/s of TCP through one "
+            f"port shaped to {fastest / 1e6:g} Mb/s ({100 * pr['fraction']:.0f} % of what the "
+            f"rate allows, CPUs {100 * pr['machine_busy']:.0f} % busy): the scenario asks for "
+            "more than it can emulate faithfully; expected slower links"
+        )
     deadline_s = plan["duration_s"] or time_limit_s
     state = State(prefix=prefix, namespaces=names.namespaces())
     load0 = os.getloadavg()[0]
@@ -244,6 +309,10 @@ def emulate(
     summary.update(
         {
             "run_prefix": prefix,
+            "probe_rate_bps": pr["rate_bps"] if pr else float("nan"),
+            "probe_goodput_fraction": pr["fraction"] if pr else float("nan"),
+            "probe_base_rtt_s": pr["base_rtt_s"] if pr else float("nan"),
+            "timer_slack_us": pr["timer_slack_us"] if pr else float("nan"),
             "setup_s": setup_s,
             "teardown_s": teardown_s,
             "agents_cpu_s": sum(r["cpu_s"] for r in reports),
@@ -266,6 +335,14 @@ def _summary(plan, facts, seed, reports, flows, rounds, ports, run_end) -> dict[
     rt = sum(r["duration_s"] for r in rounds)
     has_incast = any(w["kind"] == "incast" for w in plan["workloads"])
     udp = [r for rep in reports for r in rep["records"] if "udp_sent" in r or "udp_delivered" in r]
+    # The kernel's own minimum RTT of any flow (tcp_info.tcpi_min_rtt): the
+    # emulation's path without queues, which replaces the links' delays.
+    min_rtts = [
+        r["info"]["min_rtt_us"]
+        for rep in reports
+        for r in rep["records"]
+        if r.get("info") and r["info"].get("min_rtt_us", 0) > 0
+    ]
     return {
         "backend": "emu",
         "seed": seed,
@@ -290,6 +367,7 @@ def _summary(plan, facts, seed, reports, flows, rounds, ports, run_end) -> dict[
         "udp_sent": sum(r.get("udp_sent", 0) for r in udp),
         "udp_delivered": sum(r.get("udp_delivered", 0) for r in udp),
         "hcf_memory_bits": 0,
+        "base_rtt_s": min(min_rtts) / 1e6 if min_rtts else float("nan"),
         "kernel": facts["kernel"],
         "hz": facts["hz"],
         "hz_source": facts["hz_source"],

@@ -31,7 +31,7 @@ fn lowered(text: &str) -> Plan {
 
 fn refusal(text: &str) -> String {
     match lower_toml(text, &machine()) {
-        Ok(_) => panic!("lowered, expected a refusal"),
+        Ok(_) => panic!("lowered, expected a refusal: {text}"),
         Err(e) => e.to_string(),
     }
 }
@@ -140,6 +140,11 @@ fn a_sub_jiffy_min_rto_and_a_fine_clock_are_lowered_with_warnings() {
         .warnings
         .iter()
         .any(|w| w.starts_with("topology.delay: \"25us\" not added")));
+    let p = lowered(&INCAST.replace("[queue]", "[host]\nsend_jitter = \"1us\"\n[queue]"));
+    assert!(p
+        .warnings
+        .iter()
+        .any(|w| w.starts_with("host.send_jitter: \"1us\" not added")));
 }
 
 #[test]
@@ -191,9 +196,24 @@ fn what_a_kernel_cannot_do_is_refused_by_field_path() {
             "queue.ecn_threshold: not supported",
         ),
         (
-            "[queue]\nlimit = \"32KiB\"",
-            "[host]\nsend_jitter = \"1us\"\n[queue]\nlimit = \"32KiB\"",
-            "host.send_jitter:",
+            "[queue]",
+            "[host]\nprofile = \"linux-3.12\"\n[queue]",
+            "host.profile: \"linux-3.12\" is not supported",
+        ),
+        (
+            "[queue]",
+            "[host]\nring = 255\n[queue]",
+            "host.ring: not supported",
+        ),
+        (
+            "[queue]",
+            "[host]\ntxq_select = \"cached\"\n[queue]",
+            "host.txq_select: \"cached\" is not supported",
+        ),
+        (
+            "min_rto = \"200ms\"",
+            "min_rto = \"200ms\"\nprofile = \"linux-2.6.32\"",
+            "tcp.profile: \"linux-2.6.32\" is not supported",
         ),
     ];
     for (from, to, want) in cases {
