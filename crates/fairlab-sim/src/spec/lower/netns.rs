@@ -1318,6 +1318,7 @@ fn sysctls(
             ("max_retransmits", t.max_retransmits == tcp.max_retransmits),
             ("max_rto", t.max_rto == tcp.max_rto),
             ("small_queues", t.small_queues == tcp.small_queues),
+            ("dupack_threshold", t.dupack_threshold == tcp.dupack_threshold),
         ] {
             if !same {
                 return Err(err(
@@ -1361,6 +1362,8 @@ fn sysctls(
                 b(tcp.slow_start_after_idle),
             );
             set("net.ipv4.tcp_retries2", tcp.max_retransmits.to_string());
+            // The initial reordering degree is the kernel's dupack threshold.
+            set("net.ipv4.tcp_reordering", tcp.dupack_threshold.to_string());
             let max_ms = (tcp.max_rto.0 / 1_000_000_000).clamp(1_000, 120_000);
             set("net.ipv4.tcp_rto_max_ms", max_ms.to_string());
             // TCP Small Queues (tcp_output.c, tcp_small_queue_check): the
