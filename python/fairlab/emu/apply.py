@@ -50,14 +50,18 @@ def root_batch(names: Names) -> str:
     plan = names.plan
     lines = [f"netns add {ns}" for ns in names.namespaces()]
     mtu = plan["mtu"]
+    queues = {(p["link"], p["end"]): p.get("queues", 1) for p in plan["ports"]}
     for i, link in enumerate(plan["links"]):
         a, b = names.iface(i, "a"), names.iface(i, "b")
         # One transmit and receive queue per end: the port is one FIFO
-        # (veth would otherwise get one queue per CPU).
+        # (veth would otherwise get one queue per CPU); a multi-queue NIC's
+        # end has its queues, and its peer as many receive queues.
+        qa, qb = queues.get((i, "a"), 1), queues.get((i, "b"), 1)
+        n = max(qa, qb)
         lines.append(
-            f"link add {a} netns {names.ns(link['a'])} mtu {mtu} numtxqueues 1 numrxqueues 1 "
+            f"link add {a} netns {names.ns(link['a'])} mtu {mtu} numtxqueues {qa} numrxqueues {n} "
             f"type veth peer name {b} netns {names.ns(link['b'])} mtu {mtu} "
-            "numtxqueues 1 numrxqueues 1"
+            f"numtxqueues {qb} numrxqueues {n}"
         )
     return "".join(line + "\n" for line in lines)
 
@@ -115,6 +119,11 @@ def node_tc_batch(names: Names, node: dict) -> str:
             continue
         dev = names.port_iface(p)
         s, q = p["shaper"], p["queue"]
+        quantum = names.plan["mtu"] + 14
+        k = p.get("queues", 1)
+        if k > 1:
+            lines += _multi_queue(dev, s, q, k, quantum)
+            continue
         if s["kind"] == "htb":
             # One class, rate = ceil, explicit bursts; quantum one frame
             # (tc-htb(8): r2q would make it rate/80, "quantum is big").
@@ -122,7 +131,7 @@ def node_tc_batch(names: Names, node: dict) -> str:
             lines.append(
                 f"class add dev {dev} parent 1: classid 1:1 htb rate {s['rate_bps']}bit "
                 f"ceil {s['rate_bps']}bit burst {s['burst_bytes']}b cburst {s['cburst_bytes']}b "
-                f"quantum {names.plan['mtu'] + 14}"
+                f"quantum {quantum}"
             )
         else:
             limit = q["limit"] if q["kind"] in ("bfifo", "red") else q["limit"] * 1514
@@ -132,6 +141,38 @@ def node_tc_batch(names: Names, node: dict) -> str:
             )
         lines.append(f"qdisc add dev {dev} parent 1:1 handle 10: {_leaf(q)}")
     return "".join(line + "\n" for line in lines)
+
+
+#: Classic BPF (tc-bpf(8), cls_bpf): load the packet's queue mapping
+#: (SKF_AD_OFF + SKF_AD_QUEUE = -4096 + 8, linux/filter.h), add 0x10002,
+#: return it as the classid: transmit queue i goes to class 1:(2 + i).
+#: Opcodes: BPF_LD|BPF_W|BPF_ABS = 32, BPF_ALU|BPF_ADD|BPF_K = 4,
+#: BPF_RET|BPF_A = 22.
+QUEUE_CLASSIFIER = "3,32 0 0 4294963208,4 0 0 65538,22 0 0 0"
+
+
+def _multi_queue(dev: str, s: dict, q: dict, k: int, quantum: int) -> list[str]:
+    """A multi-queue NIC: the kernel sets each packet's queue mapping (its
+    socket's queue, netdev_pick_tx) before the root qdisc; a BPF classifier
+    puts queue i in htb class 1:(2+i) under the port's rate, and htb serves
+    the backlogged classes in turn, a frame per turn (equal quanta, equal
+    priority: its deficit round robin), as the NIC's arbiter."""
+    rate = s["rate_bps"]
+    share = max(rate // k, 8)
+    out = [
+        f"qdisc add dev {dev} root handle 1: htb default 2",
+        f"class add dev {dev} parent 1: classid 1:1 htb rate {rate}bit ceil {rate}bit "
+        f"burst {s['burst_bytes']}b cburst {s['cburst_bytes']}b quantum {quantum}",
+    ]
+    for i in range(k):
+        out.append(
+            f"class add dev {dev} parent 1:1 classid 1:{2 + i:x} htb rate {share}bit "
+            f"ceil {rate}bit burst {s['burst_bytes']}b cburst {s['cburst_bytes']}b "
+            f"quantum {quantum}"
+        )
+        out.append(f"qdisc add dev {dev} parent 1:{2 + i:x} handle {16 + i:x}: {_leaf(q)}")
+    out.append(f'filter add dev {dev} parent 1: bpf bytecode "{QUEUE_CLASSIFIER}"')
+    return out
 
 
 def _leaf(q: dict) -> str:

@@ -15,6 +15,7 @@ METRICS = (
     ("flow_goodput_mean_bps", "mean flow goodput (Mb/s)"),
     ("flow_goodput_min_bps", "min flow goodput (Mb/s)"),
     ("jain_index", "Jain's index of flow goodputs"),
+    ("winner_loser_ratio", "winner/loser ratio of flows"),
     ("total_timeouts", "retransmission timeouts"),
     ("retransmits", "retransmitted segments"),
     ("drops", "switch drops (packets)"),
@@ -41,6 +42,10 @@ def metrics(res: Result) -> dict[str, float]:
         row["flow_goodput_mean_bps"] = sum(g) / len(g)
         row["flow_goodput_min_bps"] = min(g)
         row["jain_index"] = jain_index(g)
+        if len(g) >= 2:
+            from ..studies.hashcast import winner_loser_ratio
+
+            row["winner_loser_ratio"] = winner_loser_ratio(g)
         row["retransmits"] = float(sum(int(x) for x in f["retransmits"] if int(x) >= 0))
     return row
 

@@ -53,10 +53,18 @@ def _tc_stats(ns: str) -> list[dict]:
     return json.loads(r.stdout)
 
 
-def port_stats(names: Names) -> dict[tuple[str, str], dict]:
+def _leaves(qs: list[dict]) -> list[dict]:
+    """A port's FIFOs: every qdisc under its root, by handle (10:, 11:, ...:
+    one per transmit queue of a multi-queue NIC)."""
+    return sorted((q for q in qs if not q.get("root")), key=lambda q: int(q["handle"][:-1], 16))
+
+
+def port_stats(names: Names) -> tuple[dict[tuple[str, str], dict], list[dict]]:
     """Per port: its root qdisc's sent bytes and packets and overlimits, its
-    leaf FIFO's drops, queue length and backlog (tc -s, tc(8))."""
+    FIFOs' drops, queue lengths and backlogs (tc -s, tc(8)); and per
+    transmit queue of a multi-queue NIC its FIFO's counters."""
     out: dict[tuple[str, str], dict] = {}
+    per_queue: list[dict] = []
     by_ns: dict[str, list[dict]] = {}
     for p in names.plan["ports"]:
         ns = names.ns(p["node"])
@@ -65,16 +73,30 @@ def port_stats(names: Names) -> dict[tuple[str, str], dict]:
         dev = names.port_iface(p)
         qs = [q for q in by_ns[ns] if q.get("dev") == dev]
         root = next((q for q in qs if q.get("root")), {})
-        leaf = next((q for q in qs if q.get("handle") == "10:"), {})
+        leaves = _leaves(qs)
         out[(p["node"], p["peer"])] = {
             "packets": root.get("packets", 0),
             "bytes": root.get("bytes", 0),
             "overlimits": root.get("overlimits", 0),
-            "drops": leaf.get("drops", 0),
-            "qlen": leaf.get("qlen", 0),
-            "backlog": leaf.get("backlog", 0),
+            "drops": sum(q.get("drops", 0) for q in leaves),
+            "qlen": sum(q.get("qlen", 0) for q in leaves),
+            "backlog": sum(q.get("backlog", 0) for q in leaves),
         }
-    return out
+        if p.get("queues", 1) > 1:
+            for i, q in enumerate(leaves):
+                per_queue.append(
+                    {
+                        "node": p["node"],
+                        "peer": p["peer"],
+                        "queue": i,
+                        "enq_pkts": q.get("packets", 0) + q.get("qlen", 0),
+                        "deq_pkts": q.get("packets", 0),
+                        "drop_pkts": q.get("drops", 0),
+                        "max_pkts": tb.UNKNOWN,
+                        "held_pkts": q.get("qlen", 0),
+                    }
+                )
+    return out, per_queue
 
 
 class QueueSampler(threading.Thread):
@@ -99,17 +121,15 @@ class QueueSampler(threading.Thread):
                     if self.names.ns(p["node"]) != ns:
                         continue
                     dev = self.names.port_iface(p)
-                    leaf = next(
-                        (q for q in stats if q.get("dev") == dev and q.get("handle") == "10:"), None
-                    )
-                    if leaf is not None and t >= 0:
+                    leaves = _leaves([q for q in stats if q.get("dev") == dev])
+                    if leaves and t >= 0:
                         self.rows.append(
                             {
                                 "t_s": t,
                                 "node": p["node"],
                                 "peer": p["peer"],
-                                "bytes": leaf.get("backlog", 0),
-                                "pkts": leaf.get("qlen", 0),
+                                "bytes": sum(q.get("backlog", 0) for q in leaves),
+                                "pkts": sum(q.get("qlen", 0) for q in leaves),
                             }
                         )
             self.halt.wait(self.interval_s)
@@ -284,7 +304,7 @@ def emulate(
         busy0, total0 = mach.cpu_times()
         reports, qrows, t0 = run_agents(names, seed, deadline_s, plan["queue_sample_s"])
         busy1, total1 = mach.cpu_times()
-        stats = port_stats(names)
+        stats, per_queue = port_stats(names)
         drops1 = mach.softnet_drops()
         t_down = time.monotonic()
     teardown_s = time.monotonic() - t_down
@@ -304,6 +324,7 @@ def emulate(
         "flow_series": tb.frame(tb.flow_series_table(plan, reports), tb.FLOW_SERIES_COLUMNS),
         "queue_series": tb.frame(qrows, tb.QUEUE_SERIES_COLUMNS),
         "trace": tb.frame(tb.trace_table(plan, reports), tb.TRACE_COLUMNS),
+        "nic_queues": tb.frame(per_queue, tb.NIC_QUEUE_COLUMNS),
     }
     summary = _summary(plan, facts, seed, reports, flows, rounds, ports, run_end)
     summary.update(

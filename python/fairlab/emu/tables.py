@@ -88,6 +88,16 @@ PORT_COLUMNS = {
 }
 FLOW_SERIES_COLUMNS = {"t_s": "f", "flow_id": "i", "bytes": "i", "throughput_bps": "f"}
 QUEUE_SERIES_COLUMNS = {"t_s": "f", "node": "s", "peer": "s", "bytes": "i", "pkts": "i"}
+NIC_QUEUE_COLUMNS = {
+    "node": "s",
+    "peer": "s",
+    "queue": "i",
+    "enq_pkts": "i",
+    "deq_pkts": "i",
+    "drop_pkts": "i",
+    "max_pkts": "i",
+    "held_pkts": "i",
+}
 TRACE_COLUMNS = {
     "flow_id": "i",
     "t_s": "f",

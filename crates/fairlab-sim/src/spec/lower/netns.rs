@@ -48,6 +48,10 @@ impl Plan {
 /// `advmss - 12` then (tcp_output.c, `tcp_current_mss`).
 pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
 
+/// The most transmit queues of a host's veth: htb classes 1:2.. and the
+/// classifier's `classid` arithmetic stay far below htb's limits.
+pub const MAX_VETH_QUEUES: u32 = 64;
+
 /// A one-way link delay the backend leaves out with a warning: the
 /// namespaces' own forwarding takes tens of microseconds per hop. Above
 /// it the delay would change what TCP does, and without `sch_netem` it
@@ -142,6 +146,12 @@ pub struct PlanPort {
     pub queue: PlanQueue,
     /// txqueuelen (a host's NIC queue in packets; 1000 at a switch).
     pub txqueuelen: u32,
+    /// Transmit queues of the interface (`host.nic_queues` at a host, 1 at
+    /// a switch). Above 1: a multi-queue veth whose queue the kernel picks
+    /// for each socket (net/core/dev.c, `netdev_pick_tx`), and under the
+    /// port's shaper one htb class per queue, each with `queue` as its
+    /// FIFO, chosen by the packet's queue mapping and served in turn.
+    pub queues: u32,
 }
 
 /// TCP settings a route carries (ip-route(8): `congctl`, `rto_min`,
@@ -658,11 +668,11 @@ fn check_host_and_switch(sc: &Scenario, warnings: &mut Vec<String>) -> Result<()
         ));
     }
     check_host_stack(sc, warnings)?;
-    if sc.host.nic_queues > 1 {
+    if sc.host.nic_queues > MAX_VETH_QUEUES {
         return Err(err(
             "host.nic_queues",
             format!(
-                "{} is not supported by the namespace backend yet (multi-queue veths); expected 1",
+                "{} is not supported by the namespace backend; expected 1 to {MAX_VETH_QUEUES} (a multi-queue veth with an htb class per queue)",
                 sc.host.nic_queues
             ),
         ));
@@ -1188,6 +1198,7 @@ fn port(
         shaper,
         queue: q,
         txqueuelen,
+        queues: if host { sc.host.nic_queues } else { 1 },
     })
 }
 
@@ -1318,7 +1329,10 @@ fn sysctls(
             ("max_retransmits", t.max_retransmits == tcp.max_retransmits),
             ("max_rto", t.max_rto == tcp.max_rto),
             ("small_queues", t.small_queues == tcp.small_queues),
-            ("dupack_threshold", t.dupack_threshold == tcp.dupack_threshold),
+            (
+                "dupack_threshold",
+                t.dupack_threshold == tcp.dupack_threshold,
+            ),
         ] {
             if !same {
                 return Err(err(

@@ -352,3 +352,17 @@ fn tcp_small_queues_is_the_tsq_sysctl_and_pfifo_fast_a_fifo_with_a_warning() {
         .iter()
         .any(|w| w.starts_with("host.nic_qdisc: \"pfifo_fast\" as pfifo")));
 }
+
+#[test]
+fn a_multi_queue_nic_is_a_host_port_with_one_queue_per_transmit_queue() {
+    let p = lowered(&INCAST.replace("[queue]", "[host]\nnic_queues = 8\n[queue]"));
+    let nic = p.ports.iter().find(|q| q.node == "s1").unwrap();
+    assert_eq!(nic.queues, 8);
+    let sw = p.ports.iter().find(|q| q.node == "sw").unwrap();
+    assert_eq!(sw.queues, 1);
+    let e = refusal(&INCAST.replace("[queue]", "[host]\nnic_queues = 100\n[queue]"));
+    assert!(
+        e.starts_with("host.nic_queues: 100 is not supported"),
+        "{e}"
+    );
+}
