@@ -144,11 +144,12 @@ def node_tc_batch(names: Names, node: dict) -> str:
 
 
 #: Classic BPF (tc-bpf(8), cls_bpf): load the packet's queue mapping
-#: (SKF_AD_OFF + SKF_AD_QUEUE = -4096 + 8, linux/filter.h), add 0x10002,
+#: (SKF_AD_OFF + SKF_AD_QUEUE = -4096 + 24, include/uapi/linux/filter.h;
+#: skb->queue_mapping in net/core/filter.c convert_skb_access), add 0x10002,
 #: return it as the classid: transmit queue i goes to class 1:(2 + i).
 #: Opcodes: BPF_LD|BPF_W|BPF_ABS = 32, BPF_ALU|BPF_ADD|BPF_K = 4,
 #: BPF_RET|BPF_A = 22.
-QUEUE_CLASSIFIER = "3,32 0 0 4294963208,4 0 0 65538,22 0 0 0"
+QUEUE_CLASSIFIER = "3,32 0 0 4294963224,4 0 0 65538,22 0 0 0"
 
 
 def _multi_queue(dev: str, s: dict, q: dict, k: int, quantum: int) -> list[str]:
