@@ -288,3 +288,58 @@ def test_sigterm_stops_a_run_and_it_removes_what_it_made(tmp_path):
     assert p.returncode == 130, err
     assert "interrupted" in err
     assert _names_with(prefix + "-")[0] == [] and _prefixes(state) == []
+
+
+HASHCAST = """
+duration = "1.5s"
+[topology]
+kind = "star"
+hosts = ["server", "c1", "c2", "c3", "c4", "c5"]
+rate = "20Mbps"
+delay = "25us"
+[host]
+nic_queues = 8
+[tcp]
+profile = "linux"
+"""
+
+
+@needs_netns
+def test_a_multi_queue_nic_serves_the_queues_the_kernel_picked_in_turn(tmp_path):
+    from fairlab.emu import emulate
+
+    text = HASHCAST + "".join(
+        f'\n[[workload]]\nkind = "bulk"\nsrc = "server"\ndst = "c{i}"\n' for i in range(1, 6)
+    )
+    path = tmp_path / "hashcast.toml"
+    path.write_text(text)
+    res = emulate(fairlab.load_scenario(path), seed=1)
+    q = res.tables["nic_queues"]
+    server = q[q["node"] == "server"]
+    assert list(server["queue"]) == list(range(8))
+    busy = server[server["deq_pkts"] > 100]["deq_pkts"]
+    # Five sockets on at most five queues, each backlogged queue served alike.
+    assert 1 <= len(busy) <= 5
+    assert busy.max() <= 1.15 * busy.min(), list(busy)
+    g = res.flows["goodput_bps"]
+    assert g.sum() <= 20e6 * 1.02
+    # A flow alone in its queue gets the queue's share: k busy queues, rate / k.
+    assert g.max() == pytest.approx(19.2e6 / len(busy), rel=0.15)
+
+
+@needs_netns
+def test_twenty_hosts_are_set_up_and_torn_down_within_ten_seconds(tmp_path):
+    from fairlab.emu import emulate
+
+    text = (
+        INCAST.replace(
+            'hosts = ["client", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8"]', "hosts = 20"
+        )
+        .replace('client = "client"', 'client = "h0"')
+        .replace("rounds = 6", "rounds = 1")
+    )
+    path = tmp_path / "twenty.toml"
+    path.write_text(text)
+    res = emulate(fairlab.load_scenario(path), seed=1)
+    assert len(res.flows) == 19
+    assert res.summary["setup_s"] + res.summary["teardown_s"] < 10.0, res.summary
