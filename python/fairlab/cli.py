@@ -988,7 +988,12 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("file", help="scenario TOML file")
     cp.add_argument("--seeds", default="3", help="seeds: N (1..N) or a list (default 3)")
     cp.add_argument("--time-limit", type=float, default=None, help="emu: seconds per run at most")
-    cp.add_argument("--format", choices=["table", "csv"], default="table")
+    cp.add_argument(
+        "--format",
+        choices=["table", "csv"],
+        default="table",
+        help="table: one row per metric, both backends (default); csv: the same as CSV",
+    )
     cp.add_argument("--out", metavar="DIR", help="write compare.csv and runs.csv here")
     cp.set_defaults(func=cmd_compare)
 

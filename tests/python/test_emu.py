@@ -146,7 +146,7 @@ def test_an_incast_on_the_kernel_gives_the_simulators_tables_and_leaves_nothing(
     warnings: list[str] = []
     res = emulate(sc, seed=1, warn=warnings.append)
     sim = fairlab.simulate(sc, seed=1)
-    for t in ("flows", "rounds", "ports", "queue_series"):
+    for t in ("flows", "rounds", "ports", "queue_series", "flow_series", "trace", "nic_queues"):
         assert list(res.tables[t].columns) == list(sim.tables[t].columns), t
         assert [str(x) for x in res.tables[t].dtypes] == [str(x) for x in sim.tables[t].dtypes], t
     assert res.summary["backend"] == "emu" and res.summary["hz"] > 0

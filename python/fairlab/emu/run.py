@@ -94,6 +94,18 @@ def port_stats(names: Names) -> tuple[dict[tuple[str, str], dict], list[dict]]:
                         "drop_pkts": q.get("drops", 0),
                         "max_pkts": tb.UNKNOWN,
                         "held_pkts": q.get("qlen", 0),
+                        # A veth has no ring or BQL; what its htb class
+                        # sends is on the peer at once; a frame per turn.
+                        "ring_size": 0,
+                        "ring_enq_pkts": 0,
+                        "ring_max_pkts": 0,
+                        "ring_held_pkts": 0,
+                        "sent_pkts": q.get("packets", 0),
+                        "sent_bytes": q.get("bytes", 0),
+                        "bql_limit_bytes": tb.UNKNOWN,
+                        "bql_max_limit_bytes": tb.UNKNOWN,
+                        "turn_pkts": 1,
+                        "flows": tb.UNKNOWN,
                     }
                 )
     return out, per_queue

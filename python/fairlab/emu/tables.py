@@ -46,6 +46,8 @@ FLOW_COLUMNS = {
     "dport": "i",
     "sack": "i",
     "mss_bytes": "i",
+    "tx_queue": "i",
+    "tx_queue_moves": "i",
 }
 ROUND_COLUMNS = {
     "workload": "i",
@@ -97,6 +99,16 @@ NIC_QUEUE_COLUMNS = {
     "drop_pkts": "i",
     "max_pkts": "i",
     "held_pkts": "i",
+    "ring_size": "i",
+    "ring_enq_pkts": "i",
+    "ring_max_pkts": "i",
+    "ring_held_pkts": "i",
+    "sent_pkts": "i",
+    "sent_bytes": "i",
+    "bql_limit_bytes": "i",
+    "bql_max_limit_bytes": "i",
+    "turn_pkts": "i",
+    "flows": "i",
 }
 TRACE_COLUMNS = {
     "flow_id": "i",
@@ -192,6 +204,9 @@ def flows_table(plan: dict, reports: list[dict], run_end_s: float) -> list[dict]
                 "dport": f["port"],
                 "sack": int(f["sack"]),
                 "mss_bytes": info.get("snd_mss", f["mss"]) if info else f["mss"],
+                # The kernel does not tell a socket its transmit queue.
+                "tx_queue": UNKNOWN,
+                "tx_queue_moves": UNKNOWN,
             }
         )
     return rows
