@@ -85,7 +85,32 @@ pub struct Plan {
     pub queue_sample_s: Option<f64>,
     pub trace: bool,
     pub trace_flows: Option<Vec<u32>>,
+    /// The port `[metrics] drop_trace` names, and its switch's inputs.
+    pub drop_trace: Option<PlanDropTrace>,
     pub warnings: Vec<String>,
+}
+
+/// A switch port whose arrivals are captured at the switch's input
+/// interfaces and its departures at the port's own, then joined: an
+/// arrival toward the port that never leaves by it was dropped there.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PlanDropTrace {
+    pub node: String,
+    pub peer: String,
+    /// The port's interface: link and end.
+    pub link: u32,
+    pub end: String,
+    /// The switch's other interfaces, where arrivals are captured.
+    pub inputs: Vec<DropTraceInput>,
+    pub max_rows: u64,
+}
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct DropTraceInput {
+    /// The neighbour the packets come from.
+    pub peer: String,
+    pub link: u32,
+    pub end: String,
 }
 
 #[derive(Clone, Debug, Serialize, PartialEq)]
@@ -617,12 +642,38 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
     let sysctls = sysctls(sc, &resolved.tcp, &nodes, machine, &mut warnings)?;
 
     let m = &sc.metrics;
-    if m.drop_trace.is_some() {
-        return Err(err(
-            "metrics.drop_trace",
-            "not supported by the namespace backend yet (it needs packet captures at the switch's input and output interfaces, joined); expected no drop_trace",
-        ));
-    }
+    let drop_trace = match m.drop_trace.as_deref().and_then(|t| t.split_once(':')) {
+        Some((node, peer)) => {
+            let out = ports
+                .iter()
+                .find(|p| p.node == node && p.peer == peer)
+                .expect("validated: a switch port");
+            let inputs = ports
+                .iter()
+                .filter(|p| p.peer == node && p.node != peer)
+                .map(|p| DropTraceInput {
+                    peer: p.node.clone(),
+                    link: p.link,
+                    // The switch's own end of that link.
+                    end: if p.end == "a" { "b" } else { "a" }.into(),
+                })
+                .collect();
+            warnings.push(format!(
+                "metrics.drop_trace: captured at {node:?}'s interfaces and joined (arrivals in from each neighbour, departures out toward {peer:?}); queue_pkts and queue_bytes are -1"
+            ));
+            Some(PlanDropTrace {
+                node: node.into(),
+                peer: peer.into(),
+                link: out.link,
+                end: out.end.clone(),
+                inputs,
+                max_rows: m
+                    .drop_trace_max_rows
+                    .unwrap_or(crate::spec::metrics::DEFAULT_DROP_TRACE_MAX_ROWS),
+            })
+        }
+        None => None,
+    };
     if m.trace {
         warnings.push(
             "metrics.trace: sampled from TCP_INFO every 1 ms at most, not at every change".into(),
@@ -645,6 +696,7 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
         queue_sample_s: m.queue_sample.map(secs),
         trace: m.trace,
         trace_flows: m.trace_flows.clone(),
+        drop_trace,
         warnings,
     })
 }

@@ -186,11 +186,6 @@ fn what_a_kernel_cannot_do_is_refused_by_field_path() {
             "queue.discipline: discipline \"red\" needs the kernel's sch_red",
         ),
         (
-            "rounds = 5",
-            "rounds = 5\n[metrics]\ndrop_trace = \"sw:client\"",
-            "metrics.drop_trace: not supported",
-        ),
-        (
             "[queue]\nlimit = \"32KiB\"",
             "[queue]\nlimit = \"32KiB\"\necn_threshold = \"10KiB\"",
             "queue.ecn_threshold: not supported",
@@ -365,4 +360,21 @@ fn a_multi_queue_nic_is_a_host_port_with_one_queue_per_transmit_queue() {
         e.starts_with("host.nic_queues: 100 is not supported"),
         "{e}"
     );
+}
+
+#[test]
+fn a_drop_trace_captures_the_switchs_other_interfaces_and_the_ports_own() {
+    let p = lowered(&INCAST.replace(
+        "rounds = 5",
+        "rounds = 5\n[metrics]\ndrop_trace = \"sw:client\"",
+    ));
+    let d = p.drop_trace.as_ref().unwrap();
+    assert_eq!(
+        (d.node.as_str(), d.peer.as_str(), d.link, d.end.as_str()),
+        ("sw", "client", 0, "b")
+    );
+    let peers: Vec<&str> = d.inputs.iter().map(|i| i.peer.as_str()).collect();
+    assert_eq!(peers, ["s1", "s2", "s3"]);
+    // The switch's end of the link to s1 (link 1: s1 is end a).
+    assert_eq!((d.inputs[0].link, d.inputs[0].end.as_str()), (1, "b"));
 }
