@@ -343,3 +343,45 @@ def test_twenty_hosts_are_set_up_and_torn_down_within_ten_seconds(tmp_path):
     res = emulate(fairlab.load_scenario(path), seed=1)
     assert len(res.flows) == 19
     assert res.summary["setup_s"] + res.summary["teardown_s"] < 10.0, res.summary
+
+
+DROPS = """
+duration = "1.5s"
+[topology]
+kind = "dumbbell"
+left = 3
+right = 1
+rate = "50Mbps"
+delay = "10us"
+bottleneck_rate = "50Mbps"
+bottleneck_delay = "10us"
+[queue]
+limit = "12KiB"
+[tcp]
+profile = "linux"
+[metrics]
+drop_trace = "swL:swR"
+""" + "".join(f'\n[[workload]]\nkind = "bulk"\nsrc = "l{i}"\ndst = "r0"\n' for i in range(3))
+
+
+@needs_netns
+def test_a_ports_drop_trace_joins_captures_and_agrees_with_tc(tmp_path):
+    from fairlab.emu import emulate
+
+    path = tmp_path / "drops.toml"
+    path.write_text(DROPS)
+    res = emulate(fairlab.load_scenario(path), seed=1)
+    assert res.summary["capture_drops"] == 0
+    tc = res.ports.set_index(["node", "peer"]).loc[("swL", "swR")]
+    inputs = res.port_inputs
+    assert list(inputs["input"]) == ["l0", "l1", "l2"]
+    # Every packet the capture saw arrive and not leave is one tc dropped.
+    assert tc["drop_pkts"] > 0
+    assert inputs["drop_pkts"].sum() == tc["drop_pkts"]
+    dt = res.drop_trace
+    assert len(dt) == inputs["arrival_pkts"].sum()
+    assert (dt["admitted"] == 0).sum() == tc["drop_pkts"]
+    assert set(dt[dt["data"] == 1]["flow_id"]) == {0, 1, 2}
+    sim = fairlab.simulate(fairlab.load_scenario(path))
+    assert list(dt.columns) == list(sim.drop_trace.columns)
+    assert list(inputs.columns) == list(sim.port_inputs.columns)

@@ -22,6 +22,11 @@ from .apply import Names, apply
 from .safety import EmulationRefused, State, check_machine, guarded, new_prefix
 
 AGENT = Path(__file__).with_name("agent.py")
+CAPTURE = Path(__file__).with_name("capture.py")
+
+#: Seconds the capture keeps going after the agents end: the port's queue
+#: drains, so that a packet still queued is not counted as dropped.
+CAPTURE_DRAIN_S = 0.3
 
 #: Seconds a run without a duration may last at most (every agent stops then).
 DEFAULT_TIME_LIMIT_S = 60.0
@@ -160,11 +165,48 @@ def _agent_config(plan: dict, host: str, seed: int, deadline_s: float) -> dict:
     }
 
 
+def _start_capture(names: Names) -> subprocess.Popen | None:
+    """The drop trace's capture in the switch's namespace, or None."""
+    plan = names.plan
+    dt = plan.get("drop_trace")
+    if not dt:
+        return None
+    # The destinations the port reaches: the switch's routes over its link.
+    dsts = [
+        r["dst"].split("/")[0]
+        for r in plan["routes"]
+        if r["node"] == dt["node"] and dt["link"] in r["links"]
+    ]
+    cfg = {
+        "out": names.iface(dt["link"], dt["end"]),
+        "inputs": [[i["peer"], names.iface(i["link"], i["end"])] for i in dt["inputs"]],
+        "dsts": dsts,
+    }
+    p = subprocess.Popen(
+        ["ip", "netns", "exec", names.ns(dt["node"]), sys.executable, "-I", "-S", str(CAPTURE)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert p.stdin is not None and p.stdout is not None
+    p.stdin.write(json.dumps(cfg) + "\n")
+    p.stdin.flush()
+    line = p.stdout.readline().strip()
+    if line != "ready":
+        err = p.stderr.read() if p.stderr else ""
+        raise EmulationRefused(f"capture on {dt['node']} did not start: {err.strip()[-300:]}")
+    return p
+
+
 def run_agents(names: Names, seed: int, deadline_s: float, queue_sample_s: float | None):
     plan = names.plan
     hosts = [n["name"] for n in plan["nodes"] if n["kind"] == "host"]
     busy = {f[k] for f in plan["flows"] for k in ("src", "dst")}
     procs = {}
+    capture = _start_capture(names)
+    if capture is not None:
+        procs["(capture)"] = capture
     for h in hosts:
         if h not in busy:
             continue
@@ -176,11 +218,12 @@ def run_agents(names: Names, seed: int, deadline_s: float, queue_sample_s: float
             text=True,
         )
     try:
-        for h, p in procs.items():
+        agents = {h: p for h, p in procs.items() if h != "(capture)"}
+        for h, p in agents.items():
             assert p.stdin is not None
             p.stdin.write(json.dumps(_agent_config(plan, h, seed, deadline_s)) + "\n")
             p.stdin.flush()
-        for h, p in procs.items():
+        for h, p in agents.items():
             assert p.stdout is not None
             line = p.stdout.readline().strip()
             if line != "ready":
@@ -195,7 +238,7 @@ def run_agents(names: Names, seed: int, deadline_s: float, queue_sample_s: float
             p.stdin.write(f"go {t0!r}\n")
             p.stdin.flush()
         reports = []
-        for h, p in procs.items():
+        for h, p in agents.items():
             left = t0 + deadline_s + 10.0 - time.monotonic()
             try:
                 out, err = p.communicate(timeout=max(left, 1.0))
@@ -210,7 +253,14 @@ def run_agents(names: Names, seed: int, deadline_s: float, queue_sample_s: float
         if sampler:
             sampler.halt.set()
             sampler.join(2.0)
-        return reports, (sampler.rows if sampler else []), t0
+        captured = None
+        if capture is not None:
+            time.sleep(CAPTURE_DRAIN_S)
+            out, err = capture.communicate(timeout=60)
+            if capture.returncode != 0 or not out.strip():
+                raise EmulationRefused(f"capture failed: {err.strip()[-300:]}")
+            captured = json.loads(out.strip().splitlines()[-1])
+        return reports, (sampler.rows if sampler else []), t0, captured
     finally:
         for p in procs.values():
             if p.poll() is None:
@@ -314,7 +364,7 @@ def emulate(
         setup_s = time.monotonic() - t_setup
         drops0 = mach.softnet_drops()
         busy0, total0 = mach.cpu_times()
-        reports, qrows, t0 = run_agents(names, seed, deadline_s, plan["queue_sample_s"])
+        reports, qrows, t0, captured = run_agents(names, seed, deadline_s, plan["queue_sample_s"])
         busy1, total1 = mach.cpu_times()
         stats, per_queue = port_stats(names)
         drops1 = mach.softnet_drops()
@@ -338,6 +388,13 @@ def emulate(
         "trace": tb.frame(tb.trace_table(plan, reports), tb.TRACE_COLUMNS),
         "nic_queues": tb.frame(per_queue, tb.NIC_QUEUE_COLUMNS),
     }
+    left_out = 0
+    if captured is not None:
+        trace, left_out = tb.drop_trace_table(plan, captured["rows"])
+        tables["drop_trace"] = tb.frame(trace, tb.DROP_TRACE_COLUMNS)
+        tables["port_inputs"] = tb.frame(
+            tb.port_inputs_table(plan, captured["rows"]), tb.PORT_INPUT_COLUMNS
+        )
     summary = _summary(plan, facts, seed, reports, flows, rounds, ports, run_end)
     summary.update(
         {
@@ -356,6 +413,10 @@ def emulate(
             "unfinished_agents": sum(r["unfinished_threads"] for r in reports),
         }
     )
+    if captured is not None:
+        summary["drop_trace_rows_left_out"] = left_out
+        # Packets the capture's sockets missed: each may be a false drop.
+        summary["capture_drops"] = captured["capture_drops"]
     sc = json.loads(_core.validate_json(text))
     summary["digest"] = _digest(tables)
     return Result(summary=summary, tables=Tables(tables), scenario=sc)

@@ -346,3 +346,137 @@ def trace_table(plan: dict, reports: list[dict]) -> list[dict]:
                 )
     rows.sort(key=lambda r: (r["flow_id"], r["t_s"]))
     return rows
+
+
+DROP_TRACE_COLUMNS = {
+    "t_s": "f",
+    "input": "s",
+    "flow_id": "i",
+    "data": "i",
+    "src": "s",
+    "dst": "s",
+    "seq": "i",
+    "payload_bytes": "i",
+    "admitted": "i",
+    "queue_pkts": "i",
+    "queue_bytes": "i",
+}
+PORT_INPUT_COLUMNS = {
+    "node": "s",
+    "peer": "s",
+    "input": "s",
+    "arrival_pkts": "i",
+    "arrival_bytes": "i",
+    "drop_pkts": "i",
+    "drop_bytes": "i",
+    "runs": "i",
+    "runs_alone": "i",
+    "longest_run": "i",
+    "input_runs": "i",
+    "longest_input_run": "i",
+}
+
+#: IPv4 and TCP headers and the Ethernet header the capture saw: a packet's
+#: bytes at the port are its payload plus these (the simulator's packets
+#: are payload + 40).
+WIRE_HEADER = 40
+
+
+def _flow_of(plan: dict) -> tuple[dict, dict]:
+    """Flows by listener port, and host names by address."""
+    by_port = {f["port"]: f for f in plan["flows"]}
+    names = {n["addr"]: n["name"] for n in plan["nodes"] if n["kind"] == "host"}
+    return by_port, names
+
+
+def drop_trace_table(plan: dict, rows: list) -> tuple[list[dict], int]:
+    """The captured arrivals as the simulator's drop_trace rows (the first
+    max_rows; how many were left out)."""
+    dt = plan["drop_trace"]
+    by_port, names = _flow_of(plan)
+    out = []
+    for t, k, src, dst, sport, dport, seq, payload, admitted in rows[: dt["max_rows"]]:
+        f = by_port.get(dport) or by_port.get(sport)
+        out.append(
+            {
+                "t_s": t,
+                "input": dt["inputs"][k]["peer"],
+                "flow_id": f["flow_id"] if f else UNKNOWN,
+                "data": int(bool(f) and src == f["src_addr"]),
+                "src": names.get(src, src),
+                "dst": names.get(dst, dst),
+                "seq": seq,
+                "payload_bytes": payload,
+                "admitted": admitted,
+                "queue_pkts": UNKNOWN,
+                "queue_bytes": UNKNOWN,
+            }
+        )
+    return out, max(len(rows) - dt["max_rows"], 0)
+
+
+def port_inputs_table(plan: dict, rows: list) -> list[dict]:
+    """Per input of the traced port: arrivals, drops, and the runs of
+    consecutive drops (docs/scenario.md, "Drops by input port")."""
+    dt = plan["drop_trace"]
+    n = len(dt["inputs"])
+    arr = [0] * n
+    arr_b = [0] * n
+    drops = [0] * n
+    drop_b = [0] * n
+    runs = [0] * n
+    alone = [0] * n
+    longest = [0] * n
+    own_runs = [0] * n
+    own_longest = [0] * n
+    own_len = [0] * n
+    run: list[int] = []
+
+    def close_run() -> None:
+        if run:
+            hit = set(run)
+            for k in hit:
+                runs[k] += 1
+                longest[k] = max(longest[k], len(run))
+            if len(hit) == 1:
+                alone[run[0]] += 1
+            run.clear()
+
+    for _t, k, *_mid, payload, admitted in rows:
+        size = payload + WIRE_HEADER
+        arr[k] += 1
+        arr_b[k] += size
+        if admitted:
+            close_run()
+            if own_len[k]:
+                own_runs[k] += 1
+                own_longest[k] = max(own_longest[k], own_len[k])
+                own_len[k] = 0
+        else:
+            drops[k] += 1
+            drop_b[k] += size
+            run.append(k)
+            own_len[k] += 1
+    close_run()
+    for k in range(n):
+        if own_len[k]:
+            own_runs[k] += 1
+            own_longest[k] = max(own_longest[k], own_len[k])
+    return [
+        {
+            "node": dt["node"],
+            "peer": dt["peer"],
+            "input": dt["inputs"][k]["peer"],
+            "arrival_pkts": arr[k],
+            "arrival_bytes": arr_b[k],
+            "drop_pkts": drops[k],
+            "drop_bytes": drop_b[k],
+            "runs": runs[k],
+            "runs_alone": alone[k],
+            "longest_run": longest[k],
+            "input_runs": own_runs[k],
+            "longest_input_run": own_longest[k],
+        }
+        for k in range(n)
+        if arr[k]
+    ]
