@@ -785,6 +785,17 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             cluster=args.cluster,
             store=store,
         )
+        if args.backend == "both":
+            from .emu import studies as emu_studies
+
+            exp = study.experiment(name)
+            why = emu_studies.refusal(exp.tasks(args.quick))
+            if why is None:
+                o.kernel = report.run_experiment(
+                    exp, quick=args.quick, run=emu_studies.runner(_warn)
+                )
+            else:
+                o.kernel_note = why
         outcomes.append(o)
         if args.format == "csv":
             o.summary.table.to_csv(sys.stdout, index=False, float_format="%.6g")
@@ -1266,6 +1277,14 @@ def build_parser() -> argparse.ArgumentParser:
         default="table",
         help="table: each experiment beside the published numbers (default); csv: one "
         "experiment's table on stdout",
+    )
+    rp.add_argument(
+        "--backend",
+        choices=["sim", "both"],
+        default="sim",
+        help="sim: the simulator (default); both: each experiment the kernel can run also on "
+        "real Linux TCP in namespaces (root; one run at a time), the report showing both "
+        "side by side, and why not for the others",
     )
     rp.set_defaults(func=cmd_reproduce, command_line=None)
 

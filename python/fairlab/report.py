@@ -90,6 +90,10 @@ class Outcome:
     runs: pd.DataFrame
     wall_s: float
     png: bytes | None
+    #: The same experiment on the kernel (the namespace backend), when run.
+    kernel: Outcome | None = None
+    #: Why it did not run on the kernel (a refusal by field path), if asked.
+    kernel_note: str = ""
 
 
 def _runs_table(tasks: Sequence[Task], results: Sequence[Result]) -> pd.DataFrame:
@@ -161,6 +165,14 @@ def text(study: Study, o: Outcome) -> str:
             tol = f", tolerance {r['tolerance']}" if r["tolerance"] else ""
             lines.append(f"  {r['row']}: paper {pub}, fairlab {got}{tol}: {verdict_text(r)}")
     lines.append(f"  ({o.runs.shape[0]} runs, {o.wall_s:.1f} s wall)")
+    if o.kernel is not None:
+        from .emu.studies import side_by_side
+
+        lines.append("the simulator beside the kernel (namespace backend):")
+        lines.append(_table_text(side_by_side(o.summary.table, o.kernel.summary.table)))
+        lines.append(f"  ({o.kernel.runs.shape[0]} kernel runs, {o.kernel.wall_s:.1f} s wall)")
+    elif o.kernel_note:
+        lines.append(f"not run on the kernel: {o.kernel_note}")
     return "\n".join(lines)
 
 
@@ -220,6 +232,13 @@ def write(
     for o in outcomes:
         name = o.experiment.name
         f = _write_table(o.summary.table, out, name)
+        if o.kernel is not None:
+            from .emu.studies import side_by_side
+
+            f += _write_table(o.kernel.summary.table, out, f"{name}-kernel")
+            f += _write_table(
+                side_by_side(o.summary.table, o.kernel.summary.table), out, f"{name}-both"
+            )
         f += _write_table(o.verdicts, out, f"{name}-verdicts")
         f += _write_table(o.runs, out, f"{name}-runs")
         if o.png is not None:
@@ -412,6 +431,17 @@ def _experiment_html(study: Study, o: Outcome, files: list[str], version: str) -
         )
     parts.append("<h3>fairlab's table</h3>")
     parts.append(_data_table(o.summary.table, "fairlab"))
+    if o.kernel is not None:
+        from .emu.studies import side_by_side
+
+        parts.append("<h3>The simulator beside the kernel (namespace backend)</h3>")
+        parts.append(
+            f'<p class="small">{o.kernel.runs.shape[0]} runs on this machine\'s Linux TCP in '
+            f"network namespaces, {o.kernel.wall_s:.1f} s (docs/emulation.md).</p>"
+        )
+        parts.append(_data_table(side_by_side(o.summary.table, o.kernel.summary.table), "both"))
+    elif o.kernel_note:
+        parts.append(f'<p class="small">Not run on the kernel: {_e(o.kernel_note)}</p>')
     parts.append(_provenance(o, version, files))
     parts.append("</section>")
     return "\n".join(parts)

@@ -385,3 +385,32 @@ def test_a_ports_drop_trace_joins_captures_and_agrees_with_tc(tmp_path):
     sim = fairlab.simulate(fairlab.load_scenario(path))
     assert list(dt.columns) == list(sim.drop_trace.columns)
     assert list(inputs.columns) == list(sim.port_inputs.columns)
+
+
+def test_side_by_side_pairs_rows_with_the_same_labels_and_stacks_the_others():
+    import pandas as pd
+    from fairlab.emu.studies import side_by_side
+
+    sim = pd.DataFrame({"servers": [1, 4], "goodput": [90.0, 40.0]})
+    kernel = pd.DataFrame({"servers": [1, 4], "goodput": [88.0, 45.0]})
+    both = side_by_side(sim, kernel)
+    assert list(both.columns) == ["servers", "goodput sim", "goodput kernel"]
+    assert both["goodput kernel"].tolist() == [88.0, 45.0]
+    counts = pd.DataFrame({"ratio": [2, 3], "runs": [4, 2]})
+    other = pd.DataFrame({"ratio": [1, 2], "runs": [1, 5]})
+    stacked = side_by_side(counts, other)
+    assert stacked["backend"].tolist() == ["simulator", "simulator", "kernel", "kernel"]
+
+
+@needs_netns
+def test_reproduce_both_says_why_an_experiment_does_not_run_on_the_kernel(tmp_path):
+    p = subprocess.run(
+        [sys.executable, "-m", "fairlab", "reproduce", "incast", "--experiment", "linux"]
+        + ["--quick", "--backend", "both", "--no-store", "--out", str(tmp_path / "r")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    assert "not run on the kernel: tcp.hz: 1000 is not this kernel's clock" in p.stdout
+    assert "Not run on the kernel: tcp.hz" in (tmp_path / "r" / "index.html").read_text()
