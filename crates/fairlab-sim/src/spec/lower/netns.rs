@@ -1096,7 +1096,11 @@ fn queue(
     let kind = match disc {
         Discipline::Droptail => kind,
         Discipline::Red | Discipline::Sfq => {
-            let q = if disc == Discipline::Red { "red" } else { "sfq" };
+            let q = if disc == Discipline::Red {
+                "red"
+            } else {
+                "sfq"
+            };
             if !has(q) {
                 return Err(err(
                     field,
@@ -1123,10 +1127,15 @@ fn queue(
             }
         }
         other => {
+            let why = match other {
+                Discipline::Hcf => "HCF is not in Linux",
+                Discipline::Drr => "Linux's drr classifies by filters, not by a flow hash",
+                _ => "Linux's prio puts packets in its bands by filters, not by kind",
+            };
             return Err(err(
                 field,
-                format!("discipline {:?} is not supported by the namespace backend (Linux has no {} that hashes flows as the simulator's does); expected \"droptail\", \"red\" or \"sfq\"", other.name(), other.name()),
-            ))
+                format!("discipline {:?} is not supported by the namespace backend ({why}); expected \"droptail\", \"red\" or \"sfq\"", other.name()),
+            ));
         }
     };
     let limit_n = match (kind, limit) {
