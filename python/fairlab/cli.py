@@ -315,6 +315,10 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
     servers = _ints(args.servers, "--servers")
     seeds = _ints(args.seeds, "--seeds")
     emu = getattr(args, "backend", "sim") == "emu"
+    if emu and (args.cluster or args.jobs):
+        raise UsageError(
+            "--backend emu runs one run at a time on this machine; expected no --cluster or --jobs"
+        )
     if args.hz is None:
         # The kernel's own clock on the namespace backend; 1000 Hz simulated.
         from .emu.machine import hz as kernel_hz

@@ -94,6 +94,9 @@ class State:
     namespaces: list[str]
     pid: int = field(default_factory=os.getpid)
     created: float = field(default_factory=time.time)
+    #: The process's start time (/proc/PID/stat), so that a reused pid is
+    #: not taken for the run's process.
+    pid_start: int = field(default_factory=lambda: _start_time(os.getpid()))
 
     @property
     def path(self) -> Path:
@@ -108,6 +111,7 @@ class State:
                     "prefix": self.prefix,
                     "namespaces": self.namespaces,
                     "pid": self.pid,
+                    "pid_start": self.pid_start,
                     "created": self.created,
                 }
             )
@@ -126,7 +130,12 @@ class State:
         if not PREFIX_RE.match(str(prefix)) or path.stem != prefix:
             return None
         names = [n for n in names if n.startswith(prefix + "-")]
-        return cls(prefix=prefix, namespaces=names, pid=int(d.get("pid", 0)))
+        return cls(
+            prefix=prefix,
+            namespaces=names,
+            pid=int(d.get("pid", 0)),
+            pid_start=int(d.get("pid_start", -1)),
+        )
 
 
 def _namespaces() -> list[str]:
@@ -188,14 +197,20 @@ def states() -> list[State]:
     return out
 
 
-def _alive(pid: int) -> bool:
+def _start_time(pid: int) -> int:
+    """The process's start time in clock ticks since boot (proc(5), field
+    22 of /proc/PID/stat), or -1."""
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        stat = Path(f"/proc/{pid}/stat").read_text()
+        return int(stat.rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return -1
+
+
+def _alive(state: State) -> bool:
+    """Whether the run's own process still runs (same pid, same start)."""
+    start = _start_time(state.pid)
+    return start >= 0 and start == state.pid_start
 
 
 def cleanup(include_running: bool = False) -> list[str]:
@@ -203,7 +218,7 @@ def cleanup(include_running: bool = False) -> list[str]:
     whose process still lives is left alone unless ``include_running``."""
     removed = []
     for s in states():
-        if s.pid and s.pid != os.getpid() and _alive(s.pid) and not include_running:
+        if s.pid and s.pid != os.getpid() and _alive(s) and not include_running:
             continue
         removed += remove(s)
     return removed
@@ -223,6 +238,7 @@ def guarded(state: State) -> Iterator[State]:
 
     old = signal.signal(signal.SIGTERM, on_term)
     old_hup = signal.signal(signal.SIGHUP, on_term)
+    old_int = signal.getsignal(signal.SIGINT)
     state.write()
     try:
         yield state
@@ -237,4 +253,4 @@ def guarded(state: State) -> Iterator[State]:
         finally:
             signal.signal(signal.SIGTERM, old)
             signal.signal(signal.SIGHUP, old_hup)
-            signal.signal(signal.SIGINT, signal.default_int_handler)
+            signal.signal(signal.SIGINT, old_int)
