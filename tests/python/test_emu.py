@@ -414,3 +414,28 @@ def test_reproduce_both_says_why_an_experiment_does_not_run_on_the_kernel(tmp_pa
     assert p.returncode == 0, p.stderr
     assert "not run on the kernel: tcp.hz: 1000 is not this kernel's clock" in p.stdout
     assert "Not run on the kernel: tcp.hz" in (tmp_path / "r" / "index.html").read_text()
+
+
+@needs_netns
+def test_compare_prints_both_backends_per_metric_with_the_kernels_spread(tmp_path):
+    path = tmp_path / "bulk.toml"
+    path.write_text(BULK.replace('duration = "1.5s"', 'duration = "1s"'))
+    p = subprocess.run(
+        [sys.executable, "-m", "fairlab", "compare", str(path), "--seeds", "2"]
+        + ["--out", str(tmp_path / "c")],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert p.returncode == 0, p.stderr
+    lines = p.stdout.splitlines()
+    assert "simulator" in lines[1] and "kernel" in lines[1] and "± kernel sd" in lines[1]
+    row = next(line for line in lines if line.startswith("mean flow goodput (Mb/s)"))
+    sim, kernel, sd, diff = (float(x) for x in row.split()[4:8])
+    # Two flows share a 20 Mb/s bottleneck on both backends.
+    assert 7 < sim < 10.5 and 7 < kernel < 10.5 and sd >= 0
+    assert diff == pytest.approx(kernel - sim, abs=0.01)
+    import pandas as pd
+
+    runs = pd.read_csv(tmp_path / "c" / "runs.csv")
+    assert sorted(runs["backend"]) == ["emu", "emu", "sim", "sim"]
