@@ -383,8 +383,17 @@ def test_a_ports_drop_trace_joins_captures_and_agrees_with_tc(tmp_path):
     assert (dt["admitted"] == 0).sum() == tc["drop_pkts"]
     assert set(dt[dt["data"] == 1]["flow_id"]) == {0, 1, 2}
     sim = fairlab.simulate(fairlab.load_scenario(path))
-    assert list(dt.columns) == list(sim.drop_trace.columns)
-    assert list(inputs.columns) == list(sim.port_inputs.columns)
+    for t in ("drop_trace", "port_inputs", "drop_runs", "flow_drop_runs"):
+        assert list(res.tables[t].columns) == list(sim.tables[t].columns), t
+    # The runs' histograms account for every drop, as the simulator's do.
+    runs = res.drop_runs
+    whole = runs[runs["input"] == "*"]
+    assert (whole["run_length"] * whole["runs"]).sum() == tc["drop_pkts"]
+    for k, own in runs[runs["input"] != "*"].groupby("input"):
+        assert own["drops"].sum() == inputs.set_index("input").loc[k, "drop_pkts"]
+        assert (own["run_length"] * own["input_runs"]).sum() == own["drops"].sum()
+    fr = res.flow_drop_runs
+    assert (fr["run_length"] * fr["runs"]).sum() == tc["drop_pkts"]
 
 
 def test_side_by_side_pairs_rows_with_the_same_labels_and_stacks_the_others():

@@ -47,6 +47,15 @@ _U64 = {"bytes_acked": 120, "bytes_received": 128, "bytes_sent": 200, "bytes_ret
 _U16 = {"total_rto": 240, "total_rto_recoveries": 242}
 
 
+def close(sock: socket.socket, clock: Clock) -> None:
+    """Closes a connection; past the run's deadline with a reset (SO_LINGER
+    0, socket(7)), so that the kernel does not go on sending what is left in
+    the socket's buffer after the run has ended."""
+    if clock.left() <= 0:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+    sock.close()
+
+
 def tcp_info(sock: socket.socket) -> dict[str, int]:
     """The fields fairlab reads of the socket's TCP_INFO (tcp(7))."""
     b = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, TCP_INFO_LEN)
@@ -165,7 +174,7 @@ class Agent:
             s.settimeout(max(clock.left(), 0.001))
             try:
                 b = s.recv(min(CHUNK, n - got))
-            except TimeoutError:
+            except (TimeoutError, ConnectionResetError):
                 break
             if not b:
                 break
@@ -247,7 +256,7 @@ class Agent:
                 break
             time.sleep(0.001)
         self.final_info(f["flow_id"], s)
-        s.close()
+        close(s, clock)
 
     def bulk_sink(self, f: dict, clock: Clock) -> None:
         s = self.accept(f["flow_id"], clock)
@@ -260,6 +269,9 @@ class Agent:
                 b = s.recv(CHUNK)
             except TimeoutError:
                 continue
+            except ConnectionResetError:
+                # The sender reset the connection at the run's deadline.
+                break
             if not b:
                 break
             got += len(b)
@@ -294,7 +306,7 @@ class Agent:
         r["sent"] = sent
         r["rto_at_request"] = rto_at_request
         self.final_info(f["flow_id"], s)
-        s.close()
+        close(s, clock)
 
     def incast_client(self, w: dict, clock: Clock) -> None:
         clock.sleep_until(w["start_s"])
@@ -350,7 +362,7 @@ class Agent:
             r["received"] = got[j]
             r["last_s"] = done_at[j]
             r["bins"] = _bin(bins[j], self.bin_s) if self.bin_s else []
-            s.close()
+            close(s, clock)
 
     def nfs_server(self, f: dict, w: dict, clock: Clock) -> None:
         s = self.accept(f["flow_id"], clock)
@@ -366,7 +378,7 @@ class Agent:
         self.recv_exact(s, 1, clock, None)
         r["sent"] = sent
         self.final_info(f["flow_id"], s)
-        s.close()
+        close(s, clock)
 
     def nfs_client(self, f: dict, w: dict, clock: Clock) -> None:
         clock.sleep_until(w["start_s"])

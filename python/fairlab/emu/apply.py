@@ -190,8 +190,15 @@ def _leaf(q: dict) -> str:
     return f"sfq limit {q['limit']} divisor {int(p['divisor'])} perturb {int(p['perturb_s'])}"
 
 
+#: Every namespace runs IPv4 only: IPv6's neighbour discovery and MLD
+#: would put packets of their own into the ports' FIFOs (ip-sysctl.rst,
+#: disable_ipv6), which the tables would count and no flow sent.
+BASE_SYSCTLS = ["net.ipv6.conf.all.disable_ipv6=1", "net.ipv6.conf.default.disable_ipv6=1"]
+
+
 def sysctl_args(names: Names, node: dict) -> list[str]:
-    return [f"{s['key']}={s['value']}" for s in names.plan["sysctls"] if s["node"] == node["name"]]
+    own = [f"{s['key']}={s['value']}" for s in names.plan["sysctls"] if s["node"] == node["name"]]
+    return BASE_SYSCTLS + own
 
 
 def apply(names: Names) -> None:

@@ -395,6 +395,9 @@ def emulate(
         tables["port_inputs"] = tb.frame(
             tb.port_inputs_table(plan, captured["rows"]), tb.PORT_INPUT_COLUMNS
         )
+        runs, flow_runs = tb.drop_runs_tables(plan, captured["rows"])
+        tables["drop_runs"] = tb.frame(runs, tb.DROP_RUN_COLUMNS)
+        tables["flow_drop_runs"] = tb.frame(flow_runs, tb.FLOW_DROP_RUN_COLUMNS)
     summary = _summary(plan, facts, seed, reports, flows, rounds, ports, run_end)
     summary.update(
         {

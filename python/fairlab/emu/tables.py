@@ -480,3 +480,120 @@ def port_inputs_table(plan: dict, rows: list) -> list[dict]:
         for k in range(n)
         if arr[k]
     ]
+
+
+DROP_RUN_COLUMNS = {
+    "node": "s",
+    "peer": "s",
+    "input": "s",
+    "run_length": "i",
+    "runs": "i",
+    "runs_alone": "i",
+    "drops": "i",
+    "input_runs": "i",
+}
+FLOW_DROP_RUN_COLUMNS = {
+    "flow_id": "i",
+    "data": "i",
+    "src": "s",
+    "dst": "s",
+    "node": "s",
+    "peer": "s",
+    "run_length": "i",
+    "runs": "i",
+}
+
+
+def _own_runs(fates: list[int]) -> list[int]:
+    """Lengths of the runs of drops (0s) in a sequence of fates."""
+    out, n = [], 0
+    for admitted in fates:
+        if admitted:
+            if n:
+                out.append(n)
+            n = 0
+        else:
+            n += 1
+    if n:
+        out.append(n)
+    return out
+
+
+def drop_runs_tables(plan: dict, rows: list) -> tuple[list[dict], list[dict]]:
+    """The traced port's histograms of drop runs (the simulator's drop_runs:
+    the whole port, ``input = "*"``, then per input) and per flow direction
+    (flow_drop_runs), from the joined capture."""
+    from collections import Counter, defaultdict
+
+    dt = plan["drop_trace"]
+    by_port, names = _flow_of(plan)
+    inputs = [i["peer"] for i in dt["inputs"]]
+    # The port's runs: consecutive drops, whatever their input.
+    port_runs: list[list[int]] = []
+    run: list[int] = []
+    per_input: dict[int, list[int]] = defaultdict(list)
+    per_flow: dict[tuple, list[int]] = defaultdict(list)
+    for _t, k, src, dst, sport, dport, _seq, _payload, admitted in rows:
+        per_input[k].append(admitted)
+        f = by_port.get(dport) or by_port.get(sport)
+        if f is not None:
+            per_flow[(f["flow_id"], int(src == f["src_addr"]), src, dst)].append(admitted)
+        if admitted:
+            if run:
+                port_runs.append(run)
+            run = []
+        else:
+            run.append(k)
+    if run:
+        port_runs.append(run)
+    own = {k: Counter(_own_runs(v)) for k, v in per_input.items()}
+    base = {"node": dt["node"], "peer": dt["peer"]}
+    out = []
+    lengths = Counter(len(r) for r in port_runs)
+    alone = Counter(len(r) for r in port_runs if len(set(r)) == 1)
+    for n in sorted(lengths):
+        out.append(
+            {
+                **base,
+                "input": "*",
+                "run_length": n,
+                "runs": lengths[n],
+                "runs_alone": alone[n],
+                "drops": n * lengths[n],
+                "input_runs": sum(c[n] for c in own.values()),
+            }
+        )
+    for k in sorted(per_input):
+        hit = Counter(len(r) for r in port_runs if k in r)
+        only = Counter(len(r) for r in port_runs if set(r) == {k})
+        drops = Counter()
+        for r in port_runs:
+            if k in r:
+                drops[len(r)] += r.count(k)
+        for n in sorted(set(hit) | set(own[k])):
+            out.append(
+                {
+                    **base,
+                    "input": inputs[k],
+                    "run_length": n,
+                    "runs": hit[n],
+                    "runs_alone": only[n],
+                    "drops": drops[n],
+                    "input_runs": own[k][n],
+                }
+            )
+    flows = []
+    for (fid, data, src, dst), fates in sorted(per_flow.items()):
+        for n, c in sorted(Counter(_own_runs(fates)).items()):
+            flows.append(
+                {
+                    "flow_id": fid,
+                    "data": data,
+                    "src": names.get(src, src),
+                    "dst": names.get(dst, dst),
+                    **base,
+                    "run_length": n,
+                    "runs": c,
+                }
+            )
+    return out, flows
