@@ -139,32 +139,13 @@ def _placement_rt(res: Result) -> float:
     return float(occ.max() / occ.min())
 
 
-def winner_loser_ratio(rates: Sequence[float]) -> float:
-    """The winner/loser ratio of a run: the clients split into two clusters
-    at the widest gap between consecutive rates (in log terms), and the
-    ratio of the clusters' mean rates; 1.0 when all are within 25 % of each
-    other (no pattern)."""
-    r = sorted(float(x) for x in rates)
-    if r[0] <= 0:
-        return float("inf")
-    if r[-1] / r[0] < 1.25:
-        return 1.0
-    gaps = [r[i + 1] / r[i] for i in range(len(r) - 1)]
-    cut = max(range(len(gaps)), key=gaps.__getitem__) + 1
-    losers, winners = r[:cut], r[cut:]
-    return (sum(winners) / len(winners)) / (sum(losers) / len(losers))
+winner_loser_ratio = hashcast.winner_loser_ratio
 
 
 def _winners(res: Result) -> str:
-    """The run's winning clients: those above the widest gap between the
-    clients' rates (as :func:`winner_loser_ratio` splits them), by name."""
-    f = res.flows.sort_values("goodput_bps")
-    r = f["goodput_bps"].to_numpy()
-    if len(r) < 2 or r[0] <= 0:
-        return ""
-    gaps = r[1:] / r[:-1]
-    cut = int(gaps.argmax()) + 1
-    return ",".join(sorted(f["dst"].iloc[cut:]))
+    """The run's winning clients, by name (:func:`fairlab.hashcast.clients`)."""
+    c = hashcast.clients(res)
+    return ",".join(sorted(c.loc[c["winner"], "client"]))
 
 
 def _winners_stay(res: Result) -> float:
