@@ -329,6 +329,35 @@ mod tests {
     }
 
     #[test]
+    fn a_flow_idle_past_fq_gc_age_starts_again_with_the_initial_quantum() {
+        let mut q = Fq::new(cfg());
+        let detach = |q: &mut Fq, t: Time| {
+            // One packet of flow 1, then flow 2 takes the lists past it
+            // (as in the test above): flow 1 detaches at `t`.
+            q.enqueue_pkt(pkt(1), t).unwrap();
+            q.dequeue_pkt(t).unwrap();
+            for _ in 0..11 {
+                q.enqueue_pkt(pkt(2), t).unwrap();
+            }
+            while q.dequeue_pkt(t).is_some() {}
+        };
+        detach(&mut q, Time::ZERO);
+        let f1 = q.index[&pkt(1).hash] as usize;
+        assert!(q.flows[f1].detached);
+        q.flows[f1].credit_bytes = -1000;
+        // Back within 3 s: the refill delay's quantum only.
+        q.enqueue_pkt(pkt(1), Time::from_secs(2)).unwrap();
+        assert_eq!(q.flows[f1].credit_bytes, 3000);
+        while q.dequeue_pkt(Time::from_secs(2)).is_some() {}
+        detach(&mut q, Time::from_secs(2));
+        assert!(q.flows[f1].detached);
+        q.flows[f1].credit_bytes = -1000;
+        // Back after more than 3 s: freed by fq_gc, a new flow.
+        q.enqueue_pkt(pkt(1), Time::from_secs(6)).unwrap();
+        assert_eq!(q.flows[f1].credit_bytes, 15_000);
+    }
+
+    #[test]
     fn every_packet_leaves_in_its_flows_order() {
         let mut q = Fq::new(cfg());
         let mut seq = [0u64; 5];
