@@ -181,3 +181,61 @@ def _check(flows: int, queues: int) -> None:
         raise ValueError(f"flows: {flows} is not allowed; expected at least 1")
     if queues < 1:
         raise ValueError(f"queues: {queues} is not allowed; expected at least 1")
+
+
+# --------------------------------------------------------------------------
+# Measured runs: per-client throughput, winners and losers.
+
+
+def winner_loser_ratio(rates) -> float:
+    """The winner/loser ratio of a run: the clients split into two clusters
+    at the widest gap between consecutive rates (in log terms), and the
+    faster cluster's mean rate over the slower's; 1.0 when all are within
+    25 % of each other (no pattern), inf when a client got nothing."""
+    r = sorted(float(x) for x in rates)
+    if not r or r[0] <= 0:
+        return math.inf if r else math.nan
+    if r[-1] / r[0] < 1.25:
+        return 1.0
+    cut = _widest_gap(r)
+    losers, winners = r[:cut], r[cut:]
+    return (sum(winners) / len(winners)) / (sum(losers) / len(losers))
+
+
+def _widest_gap(sorted_rates: list[float]) -> int:
+    """The index of the first rate above the widest ratio between
+    consecutive rates (at least 1)."""
+    gaps = [sorted_rates[i + 1] / sorted_rates[i] for i in range(len(sorted_rates) - 1)]
+    return max(range(len(gaps)), key=gaps.__getitem__) + 1
+
+
+def clients(result, node: str | None = None):
+    """One row per TCP flow of ``result`` (a :class:`fairlab.Result`) sent by
+    ``node`` (default: every flow): its client (the receiving host), its
+    transmit queue, how many of these flows share that queue, its goodput,
+    whether it is a winner (above the widest gap between the flows' rates,
+    when they are not all within 25 % of each other), and its goodput over
+    the slowest flow's. RT is the largest value of the last column."""
+    import pandas as pd
+
+    f = result.flows
+    if node is not None:
+        f = f[f["src"] == node]
+    f = f.sort_values("goodput_bps").reset_index(drop=True)
+    g = f["goodput_bps"].astype(float)
+    out = pd.DataFrame(
+        {
+            "flow_id": f["flow_id"],
+            "client": f["dst"],
+            "tx_queue": f["tx_queue"] if "tx_queue" in f.columns else -1,
+            "goodput_bps": g,
+        }
+    )
+    out["queue_flows"] = out.groupby("tx_queue")["flow_id"].transform("count")
+    winner = [False] * len(out)
+    if len(out) > 1 and g.iloc[0] > 0 and g.iloc[-1] / g.iloc[0] >= 1.25:
+        cut = _widest_gap(list(g))
+        winner = [i >= cut for i in range(len(out))]
+    out["winner"] = winner
+    out["over_slowest"] = g / g.iloc[0] if len(g) and g.iloc[0] > 0 else math.inf
+    return out.sort_values("flow_id").reset_index(drop=True)

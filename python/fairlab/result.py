@@ -37,8 +37,15 @@ TABLES = (
 # digests were first recorded, so that every run's digest stayed the same.
 NOT_DIGESTED = ("paths", "port_inputs", "drop_runs", "flow_drop_runs", "drop_trace")
 # Columns it leaves out, by (table, column) (metrics::NOT_DIGESTED_COLUMNS): the
-# ports table's shaper columns, added with port shapers.
-NOT_DIGESTED_COLUMNS = (("ports", "shaper"), ("ports", "shaper_waits"))
+# ports table's shaper columns, added with port shapers; the nic_queues table's
+# root qdisc columns, added with root qdiscs.
+NOT_DIGESTED_COLUMNS = (
+    ("ports", "shaper"),
+    ("ports", "shaper_waits"),
+    ("nic_queues", "requeues"),
+    ("nic_queues", "root_stall_s"),
+    ("nic_queues", "root_stalled"),
+)
 # Tables it covers only when they have rows (metrics::DIGESTED_WHEN_NONEMPTY):
 # the reads table of NFS reads, a workload no earlier run had.
 DIGESTED_WHEN_NONEMPTY = ("reads",)

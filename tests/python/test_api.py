@@ -108,6 +108,9 @@ def test_simulate_returns_documented_tables(small_toml):
         "bql_max_limit_bytes",
         "turn_pkts",
         "flows",
+        "requeues",
+        "root_stall_s",
+        "root_stalled",
     ]
     assert len(res.rounds) == 2
     assert (res.rounds["bytes"] == 2 * 65536).all()

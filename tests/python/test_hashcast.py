@@ -56,3 +56,24 @@ def test_bad_counts_are_refused_with_the_field_named():
 def test_generating_functions_count_what_listing_patterns_counts(flows, queues):
     for r in (1.2, 1.5, 2, 3):
         assert hashcast.exact(flows, queues, r) == hashcast.exact_by_patterns(flows, queues, r)
+
+
+def test_winner_loser_ratio_splits_at_the_widest_gap():
+    # Two losers sharing a queue against three winners alone in theirs.
+    assert hashcast.winner_loser_ratio([100, 110, 200, 210, 220]) == pytest.approx(210 / 105)
+    assert hashcast.winner_loser_ratio([100, 101, 120]) == 1.0  # within 25 %: no pattern
+    assert hashcast.winner_loser_ratio([0, 100]) == float("inf")
+
+
+def test_clients_of_a_simulated_run_name_the_winners_alone_in_their_queues():
+    import fairlab
+    from fairlab.studies.hashcast import nfs_scenario
+
+    # Seed 1, 8 queues: two clients share a queue, three are alone.
+    res = fairlab.simulate(nfs_scenario(5, 8, duration_s=1.0, seed=1), seed=1)
+    c = hashcast.clients(res, node="server")
+    assert len(c) == 5
+    assert sorted(c["queue_flows"]) == [1, 1, 1, 2, 2], c.to_string()
+    assert (c["winner"] == (c["queue_flows"] == 1)).all(), c.to_string()
+    assert c["over_slowest"].min() == 1.0
+    assert c["over_slowest"].max() >= 1.9

@@ -1,4 +1,4 @@
-//! A few hundred cases of the scenario fuzzer (examples/fuzz_scenarios) in
+//! A thousand or more cases of the scenario fuzzer (examples/fuzz_scenarios) in
 //! the test build: no panic, every refusal one line naming a field, every
 //! accepted case runs to the end under small limits. The full fuzzer, with
 //! its time and memory bounds, is `cargo run --release --example
@@ -28,7 +28,13 @@ fn fuzzed_scenarios_are_refused_in_one_line_or_run_to_the_end() {
     let corpus = gen::Corpus::load(&root);
     assert!(corpus.files.len() >= 8, "the shipped scenarios are found");
     let (mut refused, mut ran) = (0, 0);
-    for i in 0..1000 {
+    // At least 1000 cases, and on until 80 have run: most generated cases
+    // are refused (by design), and how many of the first thousand are
+    // accepted moves whenever the generator learns a field.
+    for i in 0..4000 {
+        if i >= 1000 && ran >= 80 {
+            break;
+        }
         let c = gen::case(20240601, i, &corpus);
         let parsed = panic::catch_unwind(|| match c.format {
             gen::Format::Toml => Scenario::from_toml_str(&c.text),
@@ -69,5 +75,5 @@ fn fuzzed_scenarios_are_refused_in_one_line_or_run_to_the_end() {
             Ok(Ok(_)) => ran += 1,
         }
     }
-    assert!(refused > 300 && ran > 60, "refused {refused}, ran {ran}");
+    assert!(refused > 300 && ran >= 80, "refused {refused}, ran {ran}");
 }

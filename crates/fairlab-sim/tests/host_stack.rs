@@ -346,6 +346,111 @@ fn a_shaped_nic_with_rings_completes_each_packet_once_at_the_shapers_rate() {
     }
 }
 
+const OLD: &str = "nic_queues = 8\nprofile = \"linux-2.6.32\"";
+
+/// Seeds of `server(5, ..)` on 8 queues whose flows share a queue (the
+/// placement is the seed's, whatever the stack).
+fn shared_seeds() -> Vec<u64> {
+    (1..=10)
+        .filter(|&s| {
+            let f = per_flow(&run(&server(5, OLD, "", "10ms"), s));
+            occupancy(&f).values().any(|&c| c > 1)
+        })
+        .collect()
+}
+
+#[test]
+fn a_root_fq_above_the_rings_evens_flows_that_mq_leaves_hash_cast() {
+    // Five backlogged CUBIC flows, 2.6.32 (255-descriptor rings, no BQL):
+    // under mq the flows sharing a queue get less; one fq above all rings
+    // serves the flows, not the queues, and evens them, although it is
+    // stalled on a full ring nearly all the time.
+    let seeds = shared_seeds();
+    assert!(seeds.len() >= 3, "{seeds:?}");
+    for &seed in &seeds[..3] {
+        let mq = per_flow(&run(&server(5, OLD, "", "2s"), seed));
+        assert!(max_over_min(&mq) > 1.9, "seed {seed}: {mq:?}");
+        let host = format!("{OLD}\nnic_root = \"fq\"");
+        let fq = per_flow(&run(&server(5, &host, "", "2s"), seed));
+        assert!(max_over_min(&fq) < 1.02, "seed {seed}: {fq:?}");
+        let total = |f: &[(i64, f64)]| f.iter().map(|x| x.1).sum::<f64>();
+        assert!(
+            (total(&fq) / total(&mq) - 1.0).abs() < 0.01,
+            "the wire stays busy"
+        );
+    }
+}
+
+#[test]
+fn an_sfq_child_per_queue_evens_flows_within_a_queue_not_across() {
+    // mq with sfq children: the flows sharing a queue split its turns
+    // evenly, but that queue still gets one turn, as a queue of one flow:
+    // RT is the largest occupancy over the smallest (2 here).
+    for seed in shared_seeds().into_iter().take(3) {
+        let host = format!("{OLD}\nnic_qdisc = \"sfq\"");
+        let f = per_flow(&run(&server(5, &host, "", "2s"), seed));
+        let occ = occupancy(&f);
+        let ratio = *occ.values().max().unwrap() as f64 / *occ.values().min().unwrap() as f64;
+        assert!(
+            (max_over_min(&f) / ratio - 1.0).abs() < 0.05,
+            "seed {seed}: {f:?}"
+        );
+        // A root sfq evens them.
+        let host = format!("{OLD}\nnic_root = \"sfq\"");
+        let f = per_flow(&run(&server(5, &host, "", "2s"), seed));
+        assert!(max_over_min(&f) < 1.05, "seed {seed}: {f:?}");
+    }
+}
+
+#[test]
+fn a_root_qdisc_requeues_a_packet_for_a_stopped_ring_and_stalls_head_of_line() {
+    let seed = shared_seeds()[0];
+    let server_rows = |r: &RunResult| {
+        let t = r.table("nic_queues");
+        let srv: Vec<usize> = (0..t.rows())
+            .filter(|&i| t.strs("node")[i] == "srv")
+            .collect();
+        let requeues: i64 = srv.iter().map(|&i| t.i64s("requeues")[i]).sum();
+        let stall: f64 = srv.iter().map(|&i| t.f64s("root_stall_s")[i]).sum();
+        (requeues, stall)
+    };
+    // 2.6.32's full rings and 3.12's BQL-stopped ones alike: the root
+    // holds a requeued packet most of the run (the wire never idles: the
+    // ring it waits on has packets).
+    for profile in ["linux-2.6.32", "linux-3.12"] {
+        let host = format!("nic_queues = 8\nprofile = \"{profile}\"\nnic_root = \"fq\"");
+        let r = run(&server(5, &host, "", "1s"), seed);
+        let (requeues, stall) = server_rows(&r);
+        assert!(requeues > 10_000, "{profile}: {requeues}");
+        assert!(stall > 0.9, "{profile}: stalled {stall} s of 1 s");
+    }
+    // mq never requeues: each child waits for its own ring only.
+    let r = run(&server(5, OLD, "", "1s"), seed);
+    assert_eq!(server_rows(&r), (0, 0.0));
+    // Without rings the root feeds the wire: nothing to stall on.
+    let host = "nic_queues = 8\nnic_root = \"fq\"";
+    let r = run(&server(5, host, LINUX_CUBIC, "1s"), seed);
+    assert_eq!(server_rows(&r), (0, 0.0));
+    assert!(max_over_min(&per_flow(&r)) < 1.02);
+}
+
+#[test]
+fn fq_holds_each_flow_to_its_flow_limit() {
+    // 2.6.32 has no TSQ: each socket fills what the qdisc lets it, here
+    // fq's 100 packets a flow (Linux's flow_limit), never txqueuelen.
+    let seed = shared_seeds()[0];
+    let host = format!("{OLD}\nnic_root = \"fq\"\nfq = {{ flow_limit = 20 }}");
+    let r = run(&server(5, &host, "", "1s"), seed);
+    let t = r.table("nic_queues");
+    for i in 0..t.rows() {
+        if t.strs("node")[i] == "srv" {
+            let flows = t.i64s("flows")[i];
+            assert!(t.i64s("max_pkts")[i] <= 20 * flows, "queue {i}");
+        }
+    }
+    assert!(r.int("local_drops") > 0);
+}
+
 #[test]
 fn bad_host_stack_fields_are_named_with_what_is_allowed() {
     let err = |extra: &str| {
@@ -409,6 +514,38 @@ fn bad_host_stack_fields_are_named_with_what_is_allowed() {
             "[tcp]\nsmall_queues = \"0B\"",
             "tcp.small_queues: \"0B\" is out of range",
         ),
+        (
+            "[host]\nnic_root = \"fq\"\nnic_qdisc = \"sfq\"",
+            "host.nic_qdisc: \"sfq\" given while nic_root is \"fq\"; expected nic_qdisc only with nic_root = \"mq\"",
+        ),
+        (
+            "[host]\nnic_root = \"sfq\"\n[host.fq]\nlimit = 10",
+            "host.fq: given while nic_root is \"sfq\"; expected nic_root = \"fq\"",
+        ),
+        (
+            "[host]\nnic_root = \"fq\"\n[host.fq]\nlimit = 0",
+            "host.fq.limit: 0 is not allowed; expected 1 to 1000000 packets",
+        ),
+        (
+            "[host]\nnic_root = \"fq\"\n[host.fq]\nlimit = 50\nflow_limit = 100",
+            "host.fq.flow_limit: 100 is not allowed; expected 1 to limit (50) packets",
+        ),
+        (
+            "[host]\nnic_root = \"fq\"\n[host.fq]\nquantum = \"0B\"",
+            "host.fq.quantum: \"0B\" is not allowed; expected 1 byte to \"1MiB\"",
+        ),
+        (
+            "[host]\nnic_root = \"fq\"\n[host.fq]\nquantum = \"2MiB\"",
+            "host.fq.quantum: \"2MiB\" is not allowed",
+        ),
+        (
+            "[host]\nnic_root = \"fq\"\n[host.fq]\ninitial_quantum = \"4GiB\"",
+            "host.fq.initial_quantum: \"4GiB\" is not allowed; expected 0 to 2147483647 bytes",
+        ),
+        (
+            "[host]\nnic_root = \"fq\"\n[host.fq]\nrefill_delay = \"2000000s\"",
+            "host.fq.refill_delay: \"2000000s\" is too long",
+        ),
     ] {
         let e = err(extra);
         assert!(e.starts_with(start), "{extra:?}: {e}");
@@ -428,6 +565,16 @@ fn bad_host_stack_fields_are_named_with_what_is_allowed() {
             "[host]\nnic_qdisc = \"fq\"",
             "host.nic_qdisc",
             "pfifo_fast, droptail, red, sfq, drr, hcf, priority",
+        ),
+        (
+            "[host]\nnic_root = \"fq_codel\"",
+            "host.nic_root",
+            "mq, sfq, fq",
+        ),
+        (
+            "[host.fq]\nlimit = \"lots\"",
+            "host.fq.limit",
+            "expected a whole number",
         ),
         (
             "[host]\nnic_arbitration = \"fair\"",
@@ -457,6 +604,11 @@ fn the_era_profiles_set_the_stack_and_the_tcp_of_their_kernel() {
     let old = sc("profile = \"linux-2.6.32\"", "");
     let s = old.host.stack();
     assert_eq!((s.qdisc, s.ring, s.bql), (NicQdisc::PfifoFast, 255, false));
+    assert_eq!(
+        s.root,
+        fairlab_sim::spec::NicRoot::Mq,
+        "no profile changes the root"
+    );
     assert_eq!(
         (s.txq_select, s.arbitration),
         (TxqSelect::Hash, ArbitrationName::Packet)

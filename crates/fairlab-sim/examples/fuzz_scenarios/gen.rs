@@ -594,24 +594,63 @@ fn generate(g: &mut G) -> Table {
                 "profile".into(),
                 g.choose(&["linux-2.6.32", "linux-3.12"], &["linux-4.0", "linux", ""]),
             );
+            // A root qdisc above the rings: mq's children (nic_qdisc) only
+            // under mq, [host.fq] only under fq, mostly.
+            let root = g.pick(&["mq", "mq", "sfq", "fq"]);
             h.insert(
-                "nic_qdisc".into(),
-                g.choose(
-                    &[
-                        "pfifo_fast",
-                        "droptail",
-                        "sfq",
-                        "drr",
-                        "red",
-                        "hcf",
-                        "priority",
-                    ],
-                    &["fq", "mq", ""],
-                ),
+                "nic_root".into(),
+                g.choose(&[root], &["pfifo_fast", "fq_codel", ""]),
             );
-            h.insert("ring".into(), g.count(&[0, 16, 255, 4096]));
-            h.insert("bql".into(), g.boolean());
+            if root == "mq" || g.chance(0.02) {
+                h.insert(
+                    "nic_qdisc".into(),
+                    g.choose(
+                        &[
+                            "pfifo_fast",
+                            "droptail",
+                            "sfq",
+                            "drr",
+                            "red",
+                            "hcf",
+                            "priority",
+                        ],
+                        &["fq", "mq", ""],
+                    ),
+                );
+            }
+            if (root == "fq" && g.chance(0.5)) || g.chance(0.02) {
+                let mut fq = Table::new();
+                fq.insert("limit".into(), g.count(&[100, 10_000]));
+                fq.insert("flow_limit".into(), g.int(&[1, 10, 100]));
+                if g.chance(0.5) {
+                    fq.insert(
+                        "quantum".into(),
+                        g.choose(&["1B", "3000B", "64KiB"], &["0B", "2MiB", "lots"]),
+                    );
+                }
+                if g.chance(0.3) {
+                    fq.insert(
+                        "initial_quantum".into(),
+                        g.choose(&["0B", "15000B", "1MiB"], &["3GiB", "x"]),
+                    );
+                }
+                fq.insert(
+                    "refill_delay".into(),
+                    g.choose(&["0s", "40ms", "1s"], TIMES_BAD),
+                );
+                h.insert("fq".into(), Value::Table(fq));
+            }
+            // BQL and posted order need a ring: mostly given one.
             let arb = g.pick(&["packet", "batch", "weighted", "posted"]);
+            let bql = g.boolean();
+            let needs_ring = arb == "posted" || bql == Value::Boolean(true);
+            let ring = if needs_ring && g.chance(0.9) {
+                g.count(&[16, 255, 4096])
+            } else {
+                g.count(&[0, 16, 255, 4096])
+            };
+            h.insert("ring".into(), ring);
+            h.insert("bql".into(), bql);
             h.insert("nic_arbitration".into(), g.choose(&[arb], &["fair", ""]));
             if arb == "batch" || g.chance(0.05) {
                 h.insert("nic_batch".into(), g.count(&[1, 4, 64]));

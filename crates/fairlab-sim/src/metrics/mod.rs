@@ -122,8 +122,15 @@ pub const DIGESTED_WHEN_NONEMPTY: &[&str] = &["reads"];
 /// Columns the digest leaves out, by (table, column), for the same reason:
 /// the ports table's shaper columns (added with shapers) describe a port's
 /// shaper and how often it held a packet, and every run without a shaper
-/// keeps the digest it had.
-pub const NOT_DIGESTED_COLUMNS: &[(&str, &str)] = &[("ports", "shaper"), ("ports", "shaper_waits")];
+/// keeps the digest it had; the nic_queues table's root qdisc columns
+/// (added with root qdiscs) likewise.
+pub const NOT_DIGESTED_COLUMNS: &[(&str, &str)] = &[
+    ("ports", "shaper"),
+    ("ports", "shaper_waits"),
+    ("nic_queues", "requeues"),
+    ("nic_queues", "root_stall_s"),
+    ("nic_queues", "root_stalled"),
+];
 
 /// The digest of a run's tables: every table and column but the ones
 /// [`NOT_DIGESTED`] and [`NOT_DIGESTED_COLUMNS`] name (and the tables of

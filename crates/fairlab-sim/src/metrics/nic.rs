@@ -4,8 +4,9 @@
 //! shows here as unequal queues).
 
 use super::{Collector, Column, Table};
-use crate::queue::{Queue, QueueDiscipline};
+use crate::queue::Queue;
 use crate::sim::Simulation;
+use crate::units::Time;
 use std::collections::HashMap;
 
 pub struct NicQueues;
@@ -39,9 +40,10 @@ impl Collector for NicQueues {
             (vec![], vec![], vec![], vec![]);
         let (mut sent, mut sent_bytes, mut bql, mut bql_max) = (vec![], vec![], vec![], vec![]);
         let (mut quota, mut flows) = (vec![], vec![]);
+        let (mut requeues, mut stall, mut stalled) = (vec![], vec![], vec![]);
         for (pi, p) in net.ports.iter().enumerate() {
             let Queue::Nic(nic) = &p.queue else { continue };
-            for (i, (s, q)) in nic.stats.iter().zip(nic.queues()).enumerate() {
+            for (i, s) in nic.stats.iter().enumerate() {
                 host.push(name(p.node));
                 peer.push(name(p.peer));
                 queue.push(i as i64);
@@ -49,7 +51,7 @@ impl Collector for NicQueues {
                 deq.push(s.deq_pkts as i64);
                 drop.push(s.drop_pkts as i64);
                 max.push(s.max_pkts as i64);
-                held.push(q.packets() as i64);
+                held.push(nic.qdisc_packets(i) as i64);
                 ring.push(nic.ring_size() as i64);
                 ring_enq.push(s.ring_enq_pkts as i64);
                 ring_max.push(s.ring_max_pkts as i64);
@@ -64,6 +66,9 @@ impl Collector for NicQueues {
                 });
                 quota.push(nic.quota(i) as i64);
                 flows.push(mapped.get(&(pi as u32, i)).copied().unwrap_or(0));
+                requeues.push(s.requeues as i64);
+                stall.push(Time(s.root_stall_ps).as_secs_f64());
+                stalled.push(i64::from(nic.stalled_on() == Some(i)));
             }
         }
         let mut t = Table::new();
@@ -84,7 +89,10 @@ impl Collector for NicQueues {
             .push("bql_limit_bytes", Column::I64(bql))
             .push("bql_max_limit_bytes", Column::I64(bql_max))
             .push("turn_pkts", Column::I64(quota))
-            .push("flows", Column::I64(flows));
+            .push("flows", Column::I64(flows))
+            .push("requeues", Column::I64(requeues))
+            .push("root_stall_s", Column::F64(stall))
+            .push("root_stalled", Column::I64(stalled));
         t
     }
 }

@@ -6,6 +6,7 @@ mod dql;
 mod droptail;
 mod drr;
 mod flowq;
+mod fq;
 mod hcf;
 mod nic;
 mod priority;
@@ -15,8 +16,9 @@ mod sfq;
 pub use dql::Dql;
 pub use droptail::DropTail;
 pub use drr::Drr;
+pub use fq::{Fq, FqConfig};
 pub use hcf::{Hcf, HcfConfig, HcfStats, Period};
-pub use nic::{Arbitration, Nic, TxQueueStats};
+pub use nic::{Arbitration, Nic, RootQdisc, TxQueueStats};
 pub use priority::{Class, Priority};
 pub use red::{Red, RedConfig};
 pub use sfq::Sfq;
@@ -216,9 +218,11 @@ impl Queue {
             Queue::Sfq(_) => "sfq".to_string(),
             Queue::Drr(_) => "drr".to_string(),
             Queue::Priority(_) => "priority".to_string(),
-            Queue::Nic(q) => match q.ring_size() {
-                0 => format!("{}x{}", q.len(), q.queues()[0].limit_label()),
-                r => format!("{}x({}+{r})", q.len(), q.queues()[0].limit_label()),
+            Queue::Nic(q) => match (q.root(), q.ring_size()) {
+                (Some(root), 0) => format!("{}>{}", root.limit_label(), q.len()),
+                (Some(root), r) => format!("{}>{}x{r}", root.limit_label(), q.len()),
+                (None, 0) => format!("{}x{}", q.len(), q.queues()[0].limit_label()),
+                (None, r) => format!("{}x({}+{r})", q.len(), q.queues()[0].limit_label()),
             },
         }
     }

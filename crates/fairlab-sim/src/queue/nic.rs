@@ -23,11 +23,24 @@
 //!   order the driver posted them (one DMA engine following the doorbells):
 //!   then the queues matter only while the rings are full, each completion
 //!   making room in its own ring for the qdisc behind it.
+//! * **A root qdisc above the rings** ([`Nic::with_root`]; `tc qdisc
+//!   replace dev eth0 root fq`): one qdisc for all transmit queues instead
+//!   of `mq`'s child per queue. Each packet's queue is still chosen at
+//!   enqueue (`netdev_pick_tx` sets `queue_mapping`); the root dequeues in
+//!   its own order and hands each packet to its queue's ring
+//!   (`qdisc_restart` -> `sch_direct_xmit`). When that ring is stopped
+//!   (full, or over its BQL limit: `netif_xmit_frozen_or_stopped`) the
+//!   packet is put back (`dev_requeue_skb`: the qdisc's `gso_skb`), and
+//!   while it waits the root gives out nothing (`dequeue_skb` returns
+//!   NULL while the requeued packet's queue is stopped): every queue waits
+//!   for that one, head-of-line blocking, until a completion on it wakes
+//!   it (`netif_tx_wake_queue` -> `__netif_schedule`).
 
-use super::{Dql, Held, Queue, QueueDiscipline};
+use super::{Dql, Fq, Held, Queue, QueueDiscipline, Sfq};
 use crate::packet::{flow_hash, Packet, Salt};
 use crate::units::Time;
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Counters of one transmit queue: its qdisc, then its ring.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -50,6 +63,99 @@ pub struct TxQueueStats {
     pub ring_max_pkts: u64,
     /// Largest BQL limit reached, bytes.
     pub bql_max_limit: u64,
+    /// With a root qdisc: packets for this queue the root dequeued while
+    /// the queue was stopped, and put back (`dev_requeue_skb`; Linux's
+    /// `requeues` counter), each one stalling the whole root.
+    pub requeues: u64,
+    /// With a root qdisc: time the root spent stalled on a packet for this
+    /// queue, picoseconds (the simulator's clock).
+    pub root_stall_ps: u64,
+}
+
+/// The qdiscs a NIC's root can be instead of `mq`: an enum of its own,
+/// not [`Queue`] variants, so that the switch ports' dispatch on [`Queue`]
+/// compiles as it did.
+#[derive(Clone, Debug)]
+pub enum RootQdisc {
+    /// Linux's `fq`.
+    Fq(Box<Fq>),
+    /// SFQ, as at switch ports.
+    Sfq(Box<Sfq>),
+}
+
+impl RootQdisc {
+    pub fn limit_label(&self) -> String {
+        match self {
+            RootQdisc::Fq(q) => format!("fq({}pkt)", q.config().limit_pkts),
+            RootQdisc::Sfq(_) => "sfq".to_string(),
+        }
+    }
+}
+
+impl QueueDiscipline for RootQdisc {
+    fn enqueue(&mut self, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
+        match self {
+            RootQdisc::Fq(q) => q.enqueue(pkt, id, now),
+            RootQdisc::Sfq(q) => q.enqueue(pkt, id, now),
+        }
+    }
+    fn dequeue(&mut self, now: Time) -> Option<Held> {
+        match self {
+            RootQdisc::Fq(q) => q.dequeue(now),
+            RootQdisc::Sfq(q) => q.dequeue(now),
+        }
+    }
+    fn bytes(&self) -> u64 {
+        match self {
+            RootQdisc::Fq(q) => q.bytes(),
+            RootQdisc::Sfq(q) => q.bytes(),
+        }
+    }
+    fn packets(&self) -> usize {
+        match self {
+            RootQdisc::Fq(q) => q.packets(),
+            RootQdisc::Sfq(q) => q.packets(),
+        }
+    }
+    fn for_each(&self, f: &mut dyn FnMut(u32)) {
+        match self {
+            RootQdisc::Fq(q) => q.for_each(f),
+            RootQdisc::Sfq(q) => q.for_each(f),
+        }
+    }
+}
+
+/// A root qdisc shared by every transmit queue, and what it keeps beside
+/// its packets.
+#[derive(Clone, Debug)]
+struct Root {
+    q: RootQdisc,
+    /// Each held packet's transmit queue (`skb->queue_mapping`), by
+    /// packet handle. Sized by the packets held, so the per-packet path
+    /// allocates only until the qdisc's largest backlog has been seen.
+    txq_of: HashMap<u32, u16, BuildHasherDefault<IdHasher>>,
+    /// The packet put back because its queue was stopped (`q->gso_skb`),
+    /// with that queue, and since when.
+    requeued: Option<(u16, Held, Time)>,
+    /// Packets held (the requeued one included) per transmit queue.
+    held: Vec<u32>,
+}
+
+/// Packet handles are slots of the simulator's store: spread them over
+/// the 64 bits hashbrown reads.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("packet handles are u32")
+    }
+    fn write_u32(&mut self, k: u32) {
+        self.0 = (k as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
 }
 
 /// One descriptor ring.
@@ -69,7 +175,10 @@ struct Ring {
 /// The NIC.
 #[derive(Clone, Debug)]
 pub struct Nic {
+    /// `mq`'s child qdisc per transmit queue; none under a root qdisc.
     qdiscs: Vec<Queue>,
+    /// The root qdisc of every transmit queue, instead of `qdiscs`.
+    root: Option<Box<Root>>,
     rings: Vec<Ring>,
     /// Descriptors per ring; 0: no ring.
     ring_size: u32,
@@ -117,6 +226,10 @@ impl Nic {
     pub fn new(qdiscs: Vec<Queue>, salt: Salt) -> Nic {
         assert!(!qdiscs.is_empty(), "a NIC has at least one transmit queue");
         let n = qdiscs.len();
+        Nic::of(n, qdiscs, None, salt)
+    }
+
+    fn of(n: usize, qdiscs: Vec<Queue>, root: Option<Box<Root>>, salt: Salt) -> Nic {
         Nic {
             rings: vec![
                 Ring {
@@ -128,6 +241,7 @@ impl Nic {
                 n
             ],
             qdiscs,
+            root,
             ring_size: 0,
             quota: vec![1; n],
             salt,
@@ -144,6 +258,21 @@ impl Nic {
         }
     }
 
+    /// A NIC of `queues` transmit queues (at least one) under one root
+    /// qdisc `root` (Linux's `fq` or `sfq` as the device's root instead of
+    /// `mq`), a packet's queue chosen as [`Nic::new`]'s. Without rings the
+    /// root feeds the wire directly.
+    pub fn with_root(queues: usize, root: RootQdisc, salt: Salt) -> Nic {
+        assert!(queues > 0, "a NIC has at least one transmit queue");
+        let root = Box::new(Root {
+            q: root,
+            txq_of: HashMap::default(),
+            requeued: None,
+            held: vec![0; queues],
+        });
+        Nic::of(queues, Vec::new(), Some(root), salt)
+    }
+
     /// With descriptor rings of `size` (0: none), each under Byte Queue
     /// Limits if `bql`.
     pub fn with_rings(mut self, size: u32, bql: bool) -> Nic {
@@ -158,7 +287,7 @@ impl Nic {
 
     /// With the NIC's arbitration between its rings.
     pub fn with_arbitration(mut self, a: &Arbitration) -> Nic {
-        let n = self.qdiscs.len();
+        let n = self.len();
         self.by_posting = *a == Arbitration::Posted;
         assert!(
             !self.by_posting || self.ring_size > 0,
@@ -182,16 +311,40 @@ impl Nic {
         self
     }
 
+    /// `mq`'s child qdiscs, one per transmit queue (none under a root).
     pub fn queues(&self) -> &[Queue] {
         &self.qdiscs
     }
 
+    /// The root qdisc, if the NIC has one instead of `mq`.
+    pub fn root(&self) -> Option<&RootQdisc> {
+        self.root.as_ref().map(|r| &r.q)
+    }
+
+    /// Packets waiting above transmit queue `q`'s ring: in its qdisc, or
+    /// in the root for it (a requeued one included).
+    pub fn qdisc_packets(&self, q: usize) -> usize {
+        match &self.root {
+            Some(r) => r.held[q] as usize,
+            None => self.qdiscs[q].packets(),
+        }
+    }
+
+    /// Whether the root qdisc is stalled on a requeued packet now, and
+    /// for which transmit queue.
+    pub fn stalled_on(&self) -> Option<usize> {
+        self.root
+            .as_ref()
+            .and_then(|r| r.requeued.map(|(q, _, _)| q as usize))
+    }
+
+    /// Transmit queues.
     pub fn len(&self) -> usize {
-        self.qdiscs.len()
+        self.rings.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.qdiscs.is_empty()
+        self.rings.is_empty()
     }
 
     /// Descriptors per ring (0: no rings).
@@ -223,40 +376,145 @@ impl Nic {
     /// The transmit queue a flow hash maps to (`skb_tx_hash`).
     #[inline]
     pub fn queue_of(&self, hash: u32) -> usize {
-        flow_hash::pick(hash, self.salt, self.qdiscs.len() as u32) as usize
+        flow_hash::pick(hash, self.salt, self.rings.len() as u32) as usize
     }
 
     /// The next packet enqueued goes to queue `q` (the host stack's choice,
     /// Linux's `netdev_pick_tx`), not to its hash's pick.
     #[inline]
     pub fn steer(&mut self, q: usize) {
-        debug_assert!(q < self.qdiscs.len());
+        debug_assert!(q < self.len());
         self.steer = Some(q as u16);
     }
 
     /// Moves packets from qdisc `q` into its ring while the ring has a free
     /// descriptor and its byte limit allows.
     fn refill(&mut self, q: usize, now: Time) {
-        let size = self.ring_size as usize;
-        let r = &mut self.rings[q];
-        while r.held.len() < size && r.dql.as_ref().is_none_or(|d| d.avail() >= 0) {
+        while !self.stopped(q) {
             let Some(p) = self.qdiscs[q].dequeue(now) else {
                 break;
             };
-            r.held.push_back(p);
-            if self.by_posting {
-                r.posted.push_back(self.next_post);
-                self.next_post += 1;
-            }
-            r.bytes += p.size as u64;
-            if let Some(d) = r.dql.as_mut() {
-                d.queued(p.size);
-            }
-            let s = &mut self.stats[q];
-            s.deq_pkts += 1;
-            s.ring_enq_pkts += 1;
-            s.ring_max_pkts = s.ring_max_pkts.max(r.held.len() as u64);
+            self.post(q, p);
         }
+    }
+
+    /// Whether transmit queue `q` is stopped: its ring full, or its bytes
+    /// over the BQL limit (`netif_xmit_frozen_or_stopped`: the driver's
+    /// `netif_tx_stop_queue`, BQL's `netdev_tx_sent_queue`).
+    #[inline]
+    fn stopped(&self, q: usize) -> bool {
+        let r = &self.rings[q];
+        r.held.len() >= self.ring_size as usize || r.dql.as_ref().is_some_and(|d| d.avail() < 0)
+    }
+
+    /// Posts packet `p` of transmit queue `q` to its ring.
+    #[inline]
+    fn post(&mut self, q: usize, p: Held) {
+        let r = &mut self.rings[q];
+        r.held.push_back(p);
+        if self.by_posting {
+            r.posted.push_back(self.next_post);
+            self.next_post += 1;
+        }
+        r.bytes += p.size as u64;
+        if let Some(d) = r.dql.as_mut() {
+            d.queued(p.size);
+        }
+        let s = &mut self.stats[q];
+        s.deq_pkts += 1;
+        s.ring_enq_pkts += 1;
+        s.ring_max_pkts = s.ring_max_pkts.max(r.held.len() as u64);
+    }
+
+    /// The root qdisc runs (`__qdisc_run`): it hands out packets, each to
+    /// its transmit queue's ring (`qdisc_restart` -> `sch_direct_xmit`),
+    /// until it is empty or a packet finds its queue stopped; that one is
+    /// put back (`dev_requeue_skb`) and the root stops. Run again, it
+    /// first retries the requeued packet, and gives out nothing while that
+    /// one's queue is still stopped (`dequeue_skb`). Out of line, as the
+    /// rest of the root's path: `mq`'s stays as it was.
+    #[inline(never)]
+    fn run_root(&mut self, now: Time) {
+        loop {
+            let root = self.root.as_deref_mut().expect("a root qdisc");
+            let (q, p) = match root.requeued.take() {
+                Some((q, p, since)) => {
+                    if self.stopped(q as usize) {
+                        let root = self.root.as_deref_mut().expect("a root qdisc");
+                        root.requeued = Some((q, p, since));
+                        return;
+                    }
+                    self.stats[q as usize].root_stall_ps += (now - since).0;
+                    (q as usize, p)
+                }
+                None => {
+                    let Some(p) = root.q.dequeue(now) else {
+                        return;
+                    };
+                    let q = root.txq_of.remove(&p.id).expect("a queue mapping") as usize;
+                    if self.stopped(q) {
+                        let root = self.root.as_deref_mut().expect("a root qdisc");
+                        root.requeued = Some((q as u16, p, now));
+                        self.stats[q].requeues += 1;
+                        return;
+                    }
+                    (q, p)
+                }
+            };
+            self.root.as_deref_mut().expect("a root qdisc").held[q] -= 1;
+            self.post(q, p);
+        }
+    }
+
+    /// A packet for transmit queue `q` into the root qdisc.
+    #[inline(never)]
+    fn enqueue_root(&mut self, q: usize, pkt: &mut Packet, id: u32, now: Time) -> Result<(), u32> {
+        let root = self.root.as_deref_mut().expect("a root qdisc");
+        let (pkts, bytes) = (root.q.packets(), root.q.bytes());
+        let r = root.q.enqueue(pkt, id, now);
+        // A discipline may push out a packet it held to admit this one.
+        self.pkts = self.pkts + root.q.packets() - pkts;
+        self.bytes = self.bytes + root.q.bytes() - bytes;
+        let admitted = match r {
+            Ok(()) => true,
+            Err(d) if d == id => {
+                self.stats[q].drop_pkts += 1;
+                false
+            }
+            Err(d) => {
+                let v = root.txq_of.remove(&d).expect("a queue mapping") as usize;
+                root.held[v] -= 1;
+                self.stats[v].drop_pkts += 1;
+                true
+            }
+        };
+        if admitted {
+            root.txq_of.insert(id, q as u16);
+            root.held[q] += 1;
+            let s = &mut self.stats[q];
+            s.enq_pkts += 1;
+            s.max_pkts = s.max_pkts.max(root.held[q] as u64);
+        }
+        if self.ring_size > 0 {
+            self.run_root(now);
+        }
+        r
+    }
+
+    /// Without rings the root feeds the wire: its next packet.
+    #[inline(never)]
+    fn dequeue_root_to_wire(&mut self, now: Time) -> Option<Held> {
+        let root = self.root.as_deref_mut().expect("a root qdisc");
+        let p = root.q.dequeue(now)?;
+        let q = root.txq_of.remove(&p.id).expect("a queue mapping") as usize;
+        root.held[q] -= 1;
+        self.stats[q].deq_pkts += 1;
+        self.bytes -= p.size as u64;
+        self.pkts -= 1;
+        if self.tracked {
+            self.on_wire = Some((q as u16, p));
+        }
+        Some(p)
     }
 
     /// Whether queue `q` has a packet for the wire.
@@ -275,7 +533,7 @@ impl Nic {
         if self.by_posting {
             return self.oldest_posted();
         }
-        let n = self.qdiscs.len();
+        let n = self.rings.len();
         if self.used < self.quota[self.turn] && self.ready(self.turn) {
             self.used += 1;
             return Some(self.turn);
@@ -320,7 +578,12 @@ impl Nic {
                 d.completed(p.size, now);
                 s.bql_max_limit = s.bql_max_limit.max(d.limit() as u64);
             }
-            self.refill(q, now);
+            if self.root.is_some() {
+                // The driver wakes the queue; a root stalled on it runs.
+                self.run_root(now);
+            } else {
+                self.refill(q, now);
+            }
         }
         Some(p)
     }
@@ -332,6 +595,9 @@ impl QueueDiscipline for Nic {
             Some(q) => q as usize,
             None => self.queue_of(pkt.hash),
         };
+        if self.root.is_some() {
+            return self.enqueue_root(q, pkt, id, now);
+        }
         let qd = &mut self.qdiscs[q];
         let (pkts, bytes) = (qd.packets(), qd.bytes());
         let r = qd.enqueue(pkt, id, now);
@@ -362,6 +628,9 @@ impl QueueDiscipline for Nic {
             return None;
         }
         debug_assert!(self.on_wire.is_none(), "one transmission at a time");
+        if self.ring_size == 0 && self.root.is_some() {
+            return self.dequeue_root_to_wire(now);
+        }
         let q = self.arbitrate()?;
         let p = if self.ring_size > 0 {
             // The packet stays in its ring, holding its descriptor, until
@@ -390,6 +659,12 @@ impl QueueDiscipline for Nic {
 
     fn for_each(&self, f: &mut dyn FnMut(u32)) {
         self.qdiscs.iter().for_each(|q| q.for_each(f));
+        if let Some(r) = &self.root {
+            r.q.for_each(f);
+            if let Some((_, p, _)) = r.requeued {
+                f(p.id);
+            }
+        }
         let wire = self.on_wire.map(|(_, p)| p.id);
         for r in &self.rings {
             r.held
@@ -629,6 +904,75 @@ mod tests {
         assert_eq!(victim.hash, 1);
         assert_eq!(m.packets(), 3);
         assert_eq!((m.stats[0].enq_pkts, m.stats[0].drop_pkts), (4, 1));
+    }
+
+    fn fq_root(n: usize, ring: u32) -> Nic {
+        use crate::queue::{Fq, FqConfig};
+        let fq = Fq::new(FqConfig {
+            limit_pkts: 10_000,
+            flow_limit_pkts: 100,
+            quantum_bytes: 3000,
+            initial_quantum_bytes: 3000,
+            refill_delay: Time::from_ms(40),
+        });
+        Nic::with_root(n, RootQdisc::Fq(Box::new(fq)), Salt(99)).with_rings(ring, false)
+    }
+
+    #[test]
+    fn a_root_fq_evens_flows_across_queues_that_hash_unevenly() {
+        // Two flows on queue 0, one on queue 1; rings of one descriptor:
+        // the root's round robin over flows decides, not the queues'.
+        let mut m = fq_root(2, 1);
+        let flows = two_on_one_one_alone(&m);
+        backlog(&mut m, &flows, 100);
+        let sent = serve(&mut m, &flows, 120);
+        for &s in &sent {
+            assert!((38..=42).contains(&s), "{sent:?}");
+        }
+        assert_eq!(m.stats[0].enq_pkts + m.stats[1].enq_pkts, 300);
+    }
+
+    #[test]
+    fn a_packet_for_a_full_ring_is_requeued_and_stalls_the_root() {
+        // Ring of 2: flow a's third packet finds its ring full and is
+        // put back; flow b's packets wait behind it though b's ring is empty.
+        let mut m = fq_root(2, 2);
+        let [a, _, b] = two_on_one_one_alone(&m);
+        let (qa, qb) = (m.queue_of(a), m.queue_of(b));
+        for _ in 0..3 {
+            m.enqueue_pkt(pkt(a), Time::ZERO).unwrap();
+        }
+        assert_eq!(m.stalled_on(), Some(qa));
+        assert_eq!(m.stats[qa].requeues, 1);
+        for _ in 0..4 {
+            m.enqueue_pkt(pkt(b), Time::ZERO).unwrap();
+        }
+        assert_eq!(m.ring_packets(qb), 0, "head-of-line blocked");
+        assert_eq!((m.qdisc_packets(qa), m.qdisc_packets(qb)), (1, 4));
+        assert_eq!(m.packets(), 7);
+        // The wire serves ring a; its completion wakes queue a: the
+        // requeued packet goes, then the root runs on and fills b's ring.
+        assert_eq!(m.dequeue_pkt(Time::ZERO).unwrap().hash, a);
+        m.complete(Time::from_us(12));
+        assert_eq!(m.stats[qa].root_stall_ps, Time::from_us(12).0);
+        assert_eq!(m.ring_packets(qa), 2);
+        assert_eq!(m.ring_packets(qb), 2);
+        assert_eq!(m.stalled_on(), Some(qb), "b's third packet now waits");
+        let mut n = 0;
+        m.for_each(&mut |_| n += 1);
+        assert_eq!(n, 6);
+    }
+
+    #[test]
+    fn a_root_without_rings_feeds_the_wire_directly() {
+        let mut m = fq_root(2, 0).tracked();
+        let flows = two_on_one_one_alone(&m);
+        backlog(&mut m, &flows, 10);
+        let sent = serve(&mut m, &flows, 30);
+        assert_eq!(sent, [10, 10, 10]);
+        assert_eq!(m.stalled_on(), None);
+        let q = m.queue_of(flows[2]);
+        assert_eq!((m.stats[q].deq_pkts, m.stats[q].sent_pkts), (10, 10));
     }
 
     #[test]

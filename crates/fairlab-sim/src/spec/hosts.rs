@@ -55,6 +55,110 @@ impl NicQdisc {
 }
 
 named_enum! {
+    /// The device's root qdisc: `mq` with a child per transmit queue
+    /// (`nic_qdisc`), or one qdisc above every queue's ring (`tc qdisc
+    /// replace dev eth0 root fq`), which picks among all the host's flows
+    /// but stalls every queue while its next packet's ring is stopped.
+    pub enum NicRoot ("NIC root qdisc") {
+        /// Linux's default on a multi-queue device (`mq`, 2.6.32 on): a
+        /// `nic_qdisc` per transmit queue.
+        Mq = "mq",
+        /// SFQ (`[queue.sfq]`'s buckets and perturbation) of `nic_queue`.
+        Sfq = "sfq",
+        /// Linux's `fq` (3.12): flow round robin by quantum (`[host.fq]`).
+        Fq = "fq",
+    }
+}
+
+/// `[host.fq]`: Linux's `fq` as the root qdisc, `fq_init`'s defaults.
+#[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct FqSpec {
+    /// Packets the qdisc holds (`limit`, 10000).
+    pub limit: u32,
+    /// Packets one flow holds (`flow_limit`, 100).
+    pub flow_limit: u32,
+    /// Credit per round (`quantum`). Default: two packets of the
+    /// scenario's MTU (`2 * psched_mtu(dev)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quantum: Option<Bytes>,
+    /// A new flow's first credit (`initial_quantum`). Default: ten packets
+    /// of the MTU (`10 * psched_mtu(dev)`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub initial_quantum: Option<Bytes>,
+    /// A flow idle longer gets at least a quantum back (`flow_refill_delay`, 40 ms).
+    pub refill_delay: Time,
+}
+
+impl Default for FqSpec {
+    fn default() -> Self {
+        FqSpec {
+            limit: 10_000,
+            flow_limit: 100,
+            quantum: None,
+            initial_quantum: None,
+            refill_delay: Time::from_ms(40),
+        }
+    }
+}
+
+/// The most packets `[host.fq]` may hold: 100 times Linux's default, and
+/// the bound on a root's per-packet state.
+pub const MAX_FQ_LIMIT: u32 = 1_000_000;
+/// The largest quantum `fq_change` accepts (`1 << 20` bytes).
+pub const MAX_FQ_QUANTUM: u64 = 1 << 20;
+/// The largest initial quantum (`iq_range`: `INT_MAX` bytes).
+pub const MAX_FQ_INITIAL_QUANTUM: u64 = i32::MAX as u64;
+
+impl FqSpec {
+    /// Quantum and initial quantum for packets of `packet` bytes.
+    pub fn quanta(&self, packet: Bytes) -> (Bytes, Bytes) {
+        (
+            self.quantum.unwrap_or(Bytes(2 * packet.get())),
+            self.initial_quantum.unwrap_or(Bytes(10 * packet.get())),
+        )
+    }
+
+    pub fn validate(&self, path: &str) -> Result<(), ScenarioError> {
+        if !(1..=MAX_FQ_LIMIT).contains(&self.limit) {
+            return Err(ScenarioError::new(
+                format!("{path}.limit"),
+                format!(
+                    "{} is not allowed; expected 1 to {MAX_FQ_LIMIT} packets (Linux's default 10000)",
+                    self.limit
+                ),
+            ));
+        }
+        if !(1..=self.limit).contains(&self.flow_limit) {
+            return Err(ScenarioError::new(
+                format!("{path}.flow_limit"),
+                format!(
+                    "{} is not allowed; expected 1 to limit ({}) packets (Linux's default 100)",
+                    self.flow_limit, self.limit
+                ),
+            ));
+        }
+        if let Some(q) = self.quantum {
+            if !(1..=MAX_FQ_QUANTUM).contains(&q.get()) {
+                return Err(ScenarioError::new(
+                    format!("{path}.quantum"),
+                    format!("\"{q}\" is not allowed; expected 1 byte to \"1MiB\" (sch_fq's range)"),
+                ));
+            }
+        }
+        if let Some(q) = self.initial_quantum {
+            if q.get() > MAX_FQ_INITIAL_QUANTUM {
+                return Err(ScenarioError::new(
+                    format!("{path}.initial_quantum"),
+                    format!("\"{q}\" is not allowed; expected 0 to {MAX_FQ_INITIAL_QUANTUM} bytes (sch_fq's range)"),
+                ));
+            }
+        }
+        check_time(&format!("{path}.refill_delay"), self.refill_delay)
+    }
+}
+
+named_enum! {
     /// How the NIC shares its wire between its transmit rings
     /// (docs/model.md, "The host's sending stack").
     pub enum ArbitrationName ("NIC arbitration") {
@@ -95,6 +199,7 @@ named_enum! {
 pub struct HostStack {
     pub nic_queue: Buffer,
     pub nic_queues: u32,
+    pub root: NicRoot,
     pub qdisc: NicQdisc,
     /// Descriptors per transmit ring (0: no ring).
     pub ring: u32,
@@ -114,7 +219,8 @@ impl HostStack {
     /// transmit queue feeding the wire, packets by hash, one per turn. A
     /// port of such a host keeps its per-packet path exactly.
     pub fn is_plain(&self) -> bool {
-        self.qdisc.discipline() == Discipline::Droptail
+        self.root == NicRoot::Mq
+            && self.qdisc.discipline() == Discipline::Droptail
             && self.ring == 0
             && self.arbitration == ArbitrationName::Packet
             && !self.bql
@@ -167,6 +273,14 @@ pub struct HostSpec {
     /// (`mq` gives each hardware queue one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nic_qdisc: Option<NicQdisc>,
+    /// The device's root qdisc: "mq" (default: Linux's on a multi-queue
+    /// NIC, a `nic_qdisc` per transmit queue), "sfq" or "fq": one qdisc
+    /// above every queue's ring.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub nic_root: Option<NicRoot>,
+    /// `fq`'s parameters, with `nic_root = "fq"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fq: Option<FqSpec>,
     /// Descriptors in each transmit ring, between the qdisc and the wire.
     /// Default 0 (no ring: the qdisc feeds the wire, the model every
     /// earlier scenario ran); the profiles give 255, bnx2's default
@@ -246,6 +360,7 @@ impl HostSpec {
         HostStack {
             nic_queue: self.nic_queue,
             nic_queues: self.nic_queues,
+            root: self.nic_root.unwrap_or(NicRoot::Mq),
             qdisc: self.nic_qdisc.unwrap_or(NicQdisc::PfifoFast),
             ring,
             arbitration,
@@ -272,6 +387,26 @@ impl HostSpec {
         }
         limit_fits("host.nic_queue", &self.nic_queue, packet)?;
         let s = self.stack();
+        if s.root != NicRoot::Mq {
+            if let Some(q) = self.nic_qdisc {
+                return Err(ScenarioError::new(
+                    "host.nic_qdisc",
+                    format!("\"{q}\" given while nic_root is \"{}\"; expected nic_qdisc only with nic_root = \"mq\" (a child qdisc per transmit queue)", s.root),
+                ));
+            }
+        }
+        if let Some(fq) = &self.fq {
+            if s.root != NicRoot::Fq {
+                return Err(ScenarioError::new(
+                    "host.fq",
+                    format!(
+                        "given while nic_root is \"{}\"; expected nic_root = \"fq\" with it",
+                        s.root
+                    ),
+                ));
+            }
+            fq.validate("host.fq")?;
+        }
         if let Some(r) = self.ring {
             if r > MAX_RING {
                 return Err(ScenarioError::new(
@@ -405,6 +540,8 @@ impl Default for HostSpec {
             addresses: BTreeMap::new(),
             profile: None,
             nic_qdisc: None,
+            nic_root: None,
+            fq: None,
             ring: None,
             nic_arbitration: None,
             nic_batch: None,

@@ -740,13 +740,27 @@ impl Estimate {
         // built), so queues and wires hold no more than they can and no more
         // than the workloads send (data, and as many ACKs).
         let smallest = Bytes(HEADERS);
-        // Every transmit queue of a NIC holds its qdisc's limit and its ring.
-        let nic = sc
-            .host
-            .nic_queue
-            .max_packets(smallest)
-            .saturating_add(stack.ring as u64)
-            .saturating_mul(sc.host.nic_queues as u64);
+        // Every transmit queue of a NIC holds its qdisc's limit and its
+        // ring; under a root qdisc the NIC holds the root's limit once (fq's
+        // own, sfq's nic_queue) and every ring.
+        let rings = (stack.ring as u64).saturating_mul(sc.host.nic_queues as u64);
+        let nic = match stack.root {
+            super::NicRoot::Mq => sc
+                .host
+                .nic_queue
+                .max_packets(smallest)
+                .saturating_add(stack.ring as u64)
+                .saturating_mul(sc.host.nic_queues as u64),
+            super::NicRoot::Sfq => sc
+                .host
+                .nic_queue
+                .max_packets(smallest)
+                .saturating_add(rings),
+            super::NicRoot::Fq => {
+                let limit = sc.host.fq.clone().unwrap_or_default().limit;
+                (limit as u64).saturating_add(rings)
+            }
+        };
         let limits: Vec<Buffer> = std::iter::once(q.limit)
             .chain(sc.ports.iter().filter_map(|p| p.limit))
             .chain(sc.topology.buffers().into_iter().map(|b| b.1))

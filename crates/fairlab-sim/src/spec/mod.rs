@@ -30,7 +30,9 @@ mod units_serde;
 pub mod workloads;
 
 pub use error::ScenarioError;
-pub use hosts::{ArbitrationName, HostProfile, HostSpec, HostStack, NicQdisc, TxqSelect};
+pub use hosts::{
+    ArbitrationName, FqSpec, HostProfile, HostSpec, HostStack, NicQdisc, NicRoot, TxqSelect,
+};
 pub use limits::{Estimate, LimitsSpec, MAX_TIME};
 pub use lower::sim::build;
 pub use metrics::MetricsSpec;

@@ -9,14 +9,14 @@ use crate::net::Selection;
 use crate::net::{Network, NodeId, PortId, Shaper};
 use crate::packet::{Addr, Salt};
 use crate::queue::{
-    Arbitration, BufferLimit, Class, DropTail, Drr, Hcf, HcfConfig, Nic, Period, Priority, Queue,
-    Red, RedConfig, Sfq,
+    Arbitration, BufferLimit, Class, DropTail, Drr, Fq, FqConfig, Hcf, HcfConfig, Nic, Period,
+    Priority, Queue, Red, RedConfig, RootQdisc, Sfq,
 };
 use crate::sim::{Conn, Series, Simulation, TxqSelect as SimTxqSelect};
 use crate::spec::{
     ArbitrationName, Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod,
-    HcfSpec, HostStack, PathsName, PriorityClass, RtoDelay, Scenario, ScenarioError, SelectionName,
-    ShaperSpec, TcpSettings, TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
+    HcfSpec, HostStack, NicRoot, PathsName, PriorityClass, RtoDelay, Scenario, ScenarioError,
+    SelectionName, ShaperSpec, TcpSettings, TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
@@ -187,6 +187,7 @@ const RNG_ECMP: u64 = 7;
 const RNG_SWITCH: u64 = 8;
 const RNG_NIC_QDISC: u64 = 9;
 const RNG_TXHASH: u64 = 10;
+const RNG_NIC_ROOT: u64 = 11;
 
 fn arbitration(s: &HostStack) -> Arbitration {
     match s.arbitration {
@@ -324,6 +325,34 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     salt(),
                 ))),
             };
+        }
+        if stack.root != NicRoot::Mq {
+            // One qdisc above every ring (`tc qdisc replace dev eth0 root`).
+            let root = match stack.root {
+                NicRoot::Fq => {
+                    let fq = sc.host.fq.clone().unwrap_or_default();
+                    let (quantum, initial) = fq.quanta(packet);
+                    RootQdisc::Fq(Box::new(Fq::new(FqConfig {
+                        limit_pkts: fq.limit,
+                        flow_limit_pkts: fq.flow_limit,
+                        quantum_bytes: quantum.get() as u32,
+                        initial_quantum_bytes: initial.get() as u32,
+                        refill_delay: fq.refill_delay,
+                    })))
+                }
+                _ => RootQdisc::Sfq(Box::new(Sfq::new(
+                    sc.queue.sfq.buckets,
+                    buffer(stack.nic_queue),
+                    sc.queue.sfq.perturb,
+                    Rng::stream(seed, &[RNG_NIC_ROOT, n]),
+                ))),
+            };
+            return Queue::Nic(Box::new(
+                Nic::with_root(k as usize, root, salt())
+                    .with_rings(stack.ring, stack.bql)
+                    .with_arbitration(&arbitration(&stack))
+                    .tracked(),
+            ));
         }
         let qdiscs = (0..k as u64)
             .map(|i| {
