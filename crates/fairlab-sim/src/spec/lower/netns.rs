@@ -803,6 +803,12 @@ fn check_host_stack(sc: &Scenario, warnings: &mut Vec<String>) -> Result<(), Sce
             "not supported by the namespace backend (the kernel has no such rebalancing); expected none",
         ));
     }
+    if let Some(r) = h.nic_root.filter(|r| *r != crate::spec::NicRoot::Mq) {
+        return Err(err(
+            "host.nic_root",
+            format!("{:?} is not supported by the namespace backend yet (one qdisc above a veth's queues, under its shaper); expected \"mq\" or none", r.name()),
+        ));
+    }
     match h.nic_qdisc {
         None | Some(crate::spec::NicQdisc::Droptail) => {}
         Some(crate::spec::NicQdisc::PfifoFast) => warnings.push(

@@ -202,6 +202,11 @@ fn what_a_kernel_cannot_do_is_refused_by_field_path() {
         ),
         (
             "[queue]",
+            "[host]\nnic_queues = 4\nnic_root = \"fq\"\n[queue]",
+            "host.nic_root: \"fq\" is not supported",
+        ),
+        (
+            "[queue]",
             "[host]\ntxq_select = \"cached\"\n[queue]",
             "host.txq_select: \"cached\" is not supported",
         ),
