@@ -111,6 +111,11 @@ def port_stats(names: Names) -> tuple[dict[tuple[str, str], dict], list[dict]]:
                         "bql_max_limit_bytes": tb.UNKNOWN,
                         "turn_pkts": 1,
                         "flows": tb.UNKNOWN,
+                        # No root qdisc above the queues (nic_root "mq"):
+                        # nothing requeued by a root, nothing stalls.
+                        "requeues": 0,
+                        "root_stall_s": 0.0,
+                        "root_stalled": 0,
                     }
                 )
     return out, per_queue

@@ -109,6 +109,9 @@ NIC_QUEUE_COLUMNS = {
     "bql_max_limit_bytes": "i",
     "turn_pkts": "i",
     "flows": "i",
+    "requeues": "i",
+    "root_stall_s": "f",
+    "root_stalled": "i",
 }
 TRACE_COLUMNS = {
     "flow_id": "i",
