@@ -163,6 +163,10 @@ def test_an_incast_on_the_kernel_gives_the_simulators_tables_and_leaves_nothing(
     assert (res.rounds["goodput_bps"] <= 50e6 * 1.02).all()
     assert res.summary["agents_cpu_s"] > 0
     assert any("not added" in w for w in warnings)
+    # The probe offered a 50 Mb/s port twice its rate: this machine can, so
+    # that port dropped, and no warning says it could not.
+    assert res.summary["probe_overload_drops"] > 0, res.summary
+    assert not any("cannot offer" in w for w in warnings)
     # Written and read back like a simulated run.
     back = fairlab.load(res.to_parquet(tmp_path / "run"))
     assert back.summary["backend"] == "emu" and len(back.flows) == 8
