@@ -77,3 +77,18 @@ def test_clients_of_a_simulated_run_name_the_winners_alone_in_their_queues():
     assert (c["winner"] == (c["queue_flows"] == 1)).all(), c.to_string()
     assert c["over_slowest"].min() == 1.0
     assert c["over_slowest"].max() >= 1.9
+
+
+def test_a_placement_the_backend_does_not_tell_is_unknown_not_ratio_one():
+    """A kernel run reports every flow's transmit queue as -1: the placement's
+    ratio is then unknown (NaN), not 1, so it cannot pass for RT 1."""
+    import math
+    from types import SimpleNamespace
+
+    import pandas as pd
+    from fairlab.studies.hashcast import _placement_rt
+
+    known = SimpleNamespace(flows=pd.DataFrame({"tx_queue": [0, 0, 1, 2, 3]}))
+    assert _placement_rt(known) == 2.0
+    kernel = SimpleNamespace(flows=pd.DataFrame({"tx_queue": [-1] * 5}))
+    assert math.isnan(_placement_rt(kernel))

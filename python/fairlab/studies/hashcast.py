@@ -135,7 +135,10 @@ def _rt(res: Result) -> float:
 def _placement_rt(res: Result) -> float:
     """The model's RT of the run's own placement: flows per non-empty
     transmit queue (the flows table's `tx_queue`), largest over smallest."""
-    occ = res.flows["tx_queue"].value_counts()
+    q = res.flows["tx_queue"]
+    if (q < 0).any():
+        return math.nan  # not known (a kernel does not tell a socket its queue)
+    occ = q.value_counts()
     return float(occ.max() / occ.min())
 
 
@@ -258,13 +261,17 @@ def summarize_probability(tasks: Sequence[Task], results: Sequence[Result]) -> S
             row["mc_ge2"], row["mc_ge2_se"] = mc.p, mc.stderr
             s = sim[(sim["queues"] == q) & (sim["flows"] == n)]
             if len(s):
+                placed = s.dropna(subset=["placement_rt"])
                 for col, x in (
                     ("sim_ge2", s["rt"] >= RT2_MEASURED),
-                    ("placed_ge2", s["placement_rt"] >= 2),
+                    ("placed_ge2", placed["placement_rt"] >= 2),
                 ):
+                    if len(x) == 0:
+                        row[col] = row[col + "_se"] = math.nan
+                        continue
                     p = float(x.mean())
                     row[col] = p
-                    row[col + "_se"] = math.sqrt(max(p * (1 - p), 1e-12) / len(s))
+                    row[col + "_se"] = math.sqrt(max(p * (1 - p), 1e-12) / len(x))
                 row["sim_seeds"] = len(s)
                 # How far TCP's shares are from the placement's ratio.
                 row["rt_over_placement"] = float((s["rt"] / s["placement_rt"]).median())
