@@ -11,8 +11,9 @@
 //! congestion-control modules, qdiscs), measured by the Python side.
 
 use crate::spec::{
-    Buffer, CcName, Discipline, PathsName, ProfileName, Resolution, Scenario, ScenarioError,
-    SelectionName, ShaperSpec, TcpSettings, TcpSpec, TopologySpec, WorkloadSpec, TCP_IP_HEADER,
+    Buffer, CcName, Discipline, PathsName, ProfileName, Resolution, Resolved, Scenario,
+    ScenarioError, SelectionName, ShaperSpec, TcpSettings, TcpSpec, TopologySpec, WorkloadSpec,
+    TCP_IP_HEADER,
 };
 use crate::units::{BitsPerSec, Time};
 use serde::{Deserialize, Serialize};
@@ -449,57 +450,67 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
     }
 
     // Flows and workloads.
-    let mut flows: Vec<PlanFlow> = Vec::new();
-    let mut workloads = Vec::new();
-    let mut pair_tcp: HashMap<(String, String), (usize, RouteTcp)> = HashMap::new();
-    let mut add_flow = |flows: &mut Vec<PlanFlow>,
-                        wi: usize,
-                        kind: &str,
-                        src: &str,
-                        dst: &str,
-                        opener: &str,
-                        t: &TcpSettings|
-     -> Result<u32, ScenarioError> {
-        let id = flows.len() as u32;
-        let rt = route_tcp(t, machine);
-        for (a, b) in [(src, dst), (dst, src)] {
-            let key = (a.to_string(), b.to_string());
-            if let Some((other, prev)) = pair_tcp.get(&key) {
-                if *prev != rt && *other != wi {
-                    return Err(err(
-                        format!("workload[{wi}].tcp"),
-                        format!("TCP settings differ from workload[{other}]'s between {a:?} and {b:?}; the namespace backend sets TCP per route (one setting per host pair), expected the same settings for both"),
-                    ));
-                }
-            }
-            pair_tcp.insert(key, (wi, rt.clone()));
-        }
-        flows.push(PlanFlow {
-            flow_id: id,
-            workload: wi as u32,
-            kind: kind.into(),
-            src: src.into(),
-            dst: dst.into(),
-            src_addr: addr_of[src].into(),
-            dst_addr: addr_of[dst].into(),
-            port: BASE_PORT + id,
-            opener: opener.into(),
-            cc: rt.congctl.clone(),
-            sack: t.sack,
-            mss: t.mss,
-        });
-        Ok(id)
+    let mut book = FlowBook {
+        machine,
+        addr_of: &addr_of,
+        flows: Vec::new(),
+        pair_tcp: HashMap::new(),
     };
+    let workloads = workloads(sc, &resolved, &hosts, mtu, &mut book)?;
+    let (flows, pair_tcp) = (book.flows, book.pair_tcp);
+
+    let routes = routes(sc, &nodes, &links, &adj, &addr_of, &pair_tcp, &mut warnings)?;
+    let sysctls = sysctls(sc, &resolved.tcp, &nodes, machine, &mut warnings)?;
+
+    let m = &sc.metrics;
+    let drop_trace = drop_trace_plan(sc, &ports, &mut warnings);
+    if m.trace {
+        warnings.push(
+            "metrics.trace: sampled from TCP_INFO every 1 ms at most, not at every change".into(),
+        );
+    }
+    Ok(Plan {
+        name: sc.name.clone().unwrap_or_default(),
+        nodes,
+        links,
+        ports,
+        routes,
+        sysctls,
+        flows,
+        workloads,
+        mtu,
+        duration_s: sc.duration.map(secs),
+        seed: sc.seed,
+        profile: sc.tcp.profile().name().to_string(),
+        throughput_bin_s: m.throughput_bin.map(secs),
+        queue_sample_s: m.queue_sample.map(secs),
+        trace: m.trace,
+        trace_flows: m.trace_flows.clone(),
+        drop_trace,
+        warnings,
+    })
+}
+
+/// Names every connection and UDP flow (TCP connections in workload order,
+/// then UDP flows, as the simulator numbers them), and the agents' work.
+fn workloads(
+    sc: &Scenario,
+    resolved: &Resolved,
+    hosts: &[String],
+    mtu: u32,
+    book: &mut FlowBook,
+) -> Result<Vec<PlanWorkload>, ScenarioError> {
+    let mut workloads = Vec::new();
     for (wi, w) in sc.workloads.iter().enumerate() {
         let start_s = secs(w.start());
         let t = resolved.workload_tcp(wi);
         match w {
             WorkloadSpec::Incast(x) => {
                 let t = t.expect("TCP");
-                let servers = x.servers(&hosts);
+                let servers = x.servers(hosts);
                 let mut ids = Vec::new();
                 for s in &servers {
-                    ids.push(add_flow(&mut flows, wi, "incast", s, &x.client, "dst", t)?);
+                    ids.push(book.add(wi, "incast", s, &x.client, "dst", t)?);
                 }
                 let n = servers.len();
                 let sru = match (x.sru, x.block) {
@@ -527,7 +538,7 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
             }
             WorkloadSpec::Bulk(x) => {
                 let t = t.expect("TCP");
-                let id = add_flow(&mut flows, wi, "bulk", &x.src, &x.dst, "src", t)?;
+                let id = book.add(wi, "bulk", &x.src, &x.dst, "src", t)?;
                 workloads.push(PlanWorkload::Bulk {
                     workload: wi as u32,
                     start_s,
@@ -541,7 +552,7 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
                 let t = t.expect("TCP");
                 let mut ids = Vec::new();
                 for _ in 0..x.count {
-                    ids.push(add_flow(&mut flows, wi, "short", &x.src, &x.dst, "src", t)?);
+                    ids.push(book.add(wi, "short", &x.src, &x.dst, "src", t)?);
                 }
                 workloads.push(PlanWorkload::Short {
                     workload: wi as u32,
@@ -561,12 +572,10 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
                         "not supported by the namespace backend (the agents serve from memory); expected no disk_rate",
                     ));
                 }
-                let clients = x.clients(&hosts);
+                let clients = x.clients(hosts);
                 let mut ids = Vec::new();
                 for c in &clients {
-                    ids.push(add_flow(
-                        &mut flows, wi, "nfs_read", &x.server, c, "dst", t,
-                    )?);
+                    ids.push(book.add(wi, "nfs_read", &x.server, c, "dst", t)?);
                 }
                 workloads.push(PlanWorkload::NfsRead {
                     workload: wi as u32,
@@ -596,15 +605,15 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
     // UDP flows after the connections, as the simulator numbers them.
     for (wi, w) in sc.workloads.iter().enumerate() {
         let WorkloadSpec::Udp(u) = w else { continue };
-        let id = flows.len() as u32;
-        flows.push(PlanFlow {
+        let id = book.flows.len() as u32;
+        book.flows.push(PlanFlow {
             flow_id: id,
             workload: wi as u32,
             kind: "udp".into(),
             src: u.src.clone(),
             dst: u.dst.clone(),
-            src_addr: addr_of[u.src.as_str()].into(),
-            dst_addr: addr_of[u.dst.as_str()].into(),
+            src_addr: book.addr_of[u.src.as_str()].into(),
+            dst_addr: book.addr_of[u.dst.as_str()].into(),
             port: BASE_PORT + id,
             opener: "src".into(),
             cc: String::new(),
@@ -637,12 +646,72 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
                 .to_string(),
         };
     }
+    Ok(workloads)
+}
 
-    let routes = routes(sc, &nodes, &links, &adj, &addr_of, &pair_tcp, &mut warnings)?;
-    let sysctls = sysctls(sc, &resolved.tcp, &nodes, machine, &mut warnings)?;
+/// The flows of a plan as they are named, and each host pair's TCP
+/// settings (one per route).
+struct FlowBook<'a> {
+    machine: &'a Machine,
+    addr_of: &'a HashMap<&'a str, &'a str>,
+    flows: Vec<PlanFlow>,
+    pair_tcp: HashMap<(String, String), (usize, RouteTcp)>,
+}
 
+impl FlowBook<'_> {
+    /// A TCP connection of workload `wi` from `src` to `dst`, opened by
+    /// `opener` ("src" or "dst"); refused when its host pair already has
+    /// other TCP settings from another workload.
+    fn add(
+        &mut self,
+        wi: usize,
+        kind: &str,
+        src: &str,
+        dst: &str,
+        opener: &str,
+        t: &TcpSettings,
+    ) -> Result<u32, ScenarioError> {
+        let id = self.flows.len() as u32;
+        let rt = route_tcp(t, self.machine);
+        for (a, b) in [(src, dst), (dst, src)] {
+            let key = (a.to_string(), b.to_string());
+            if let Some((other, prev)) = self.pair_tcp.get(&key) {
+                if *prev != rt && *other != wi {
+                    return Err(err(
+                        format!("workload[{wi}].tcp"),
+                        format!("TCP settings differ from workload[{other}]'s between {a:?} and {b:?}; the namespace backend sets TCP per route (one setting per host pair), expected the same settings for both"),
+                    ));
+                }
+            }
+            self.pair_tcp.insert(key, (wi, rt.clone()));
+        }
+        self.flows.push(PlanFlow {
+            flow_id: id,
+            workload: wi as u32,
+            kind: kind.into(),
+            src: src.into(),
+            dst: dst.into(),
+            src_addr: self.addr_of[src].into(),
+            dst_addr: self.addr_of[dst].into(),
+            port: BASE_PORT + id,
+            opener: opener.into(),
+            cc: rt.congctl.clone(),
+            sack: t.sack,
+            mss: t.mss,
+        });
+        Ok(id)
+    }
+}
+
+/// The capture plan of `[metrics] drop_trace`: the port's own interface
+/// for departures, the switch's other interfaces for arrivals.
+fn drop_trace_plan(
+    sc: &Scenario,
+    ports: &[PlanPort],
+    warnings: &mut Vec<String>,
+) -> Option<PlanDropTrace> {
     let m = &sc.metrics;
-    let drop_trace = match m.drop_trace.as_deref().and_then(|t| t.split_once(':')) {
+    match m.drop_trace.as_deref().and_then(|t| t.split_once(':')) {
         Some((node, peer)) => {
             let out = ports
                 .iter()
@@ -673,32 +742,7 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
             })
         }
         None => None,
-    };
-    if m.trace {
-        warnings.push(
-            "metrics.trace: sampled from TCP_INFO every 1 ms at most, not at every change".into(),
-        );
     }
-    Ok(Plan {
-        name: sc.name.clone().unwrap_or_default(),
-        nodes,
-        links,
-        ports,
-        routes,
-        sysctls,
-        flows,
-        workloads,
-        mtu,
-        duration_s: sc.duration.map(secs),
-        seed: sc.seed,
-        profile: sc.tcp.profile().name().to_string(),
-        throughput_bin_s: m.throughput_bin.map(secs),
-        queue_sample_s: m.queue_sample.map(secs),
-        trace: m.trace,
-        trace_flows: m.trace_flows.clone(),
-        drop_trace,
-        warnings,
-    })
 }
 
 /// `[host]` and `[switch]` fields a namespace cannot honour.
