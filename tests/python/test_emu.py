@@ -205,8 +205,9 @@ def _prefixes(state: Path) -> list[str]:
     return sorted(p.stem for p in state.glob("fl*.json"))
 
 
-@needs_netns
-def test_a_run_killed_with_sigkill_mid_flight_is_removed_by_cleanup(tmp_path):
+def _launch_slow_run(tmp_path: Path):
+    """`fairlab emulate` of SLOW in a process of its own, its state files
+    under tmp_path: the process, the state directory and its environment."""
     state = tmp_path / "state"
     env = dict(os.environ, FAIRLAB_EMU_STATE=str(state))
     path = tmp_path / "slow.toml"
@@ -218,12 +219,18 @@ def test_a_run_killed_with_sigkill_mid_flight_is_removed_by_cleanup(tmp_path):
         stderr=subprocess.PIPE,
         text=True,
     )
+    return p, state, env
+
+
+@needs_netns
+def test_a_run_killed_with_sigkill_mid_flight_is_removed_by_cleanup(tmp_path):
+    p, state, env = _launch_slow_run(tmp_path)
     try:
         prefix = None
         deadline = time.monotonic() + 30
         # Mid-flight: the run's namespaces exist and its agents are running.
         while time.monotonic() < deadline:
-            got = [x for x in _prefixes(state)]
+            got = _prefixes(state)
             if got:
                 ns, _ = _names_with(got[0] + "-")
                 if (
@@ -267,17 +274,7 @@ def test_a_run_killed_with_sigkill_mid_flight_is_removed_by_cleanup(tmp_path):
 
 @needs_netns
 def test_sigterm_stops_a_run_and_it_removes_what_it_made(tmp_path):
-    state = tmp_path / "state"
-    env = dict(os.environ, FAIRLAB_EMU_STATE=str(state))
-    path = tmp_path / "slow.toml"
-    path.write_text(SLOW)
-    p = subprocess.Popen(
-        [sys.executable, "-m", "fairlab", "emulate", str(path), "--time-limit", "30"],
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
+    p, state, env = _launch_slow_run(tmp_path)
     deadline = time.monotonic() + 30
     prefix = None
     while time.monotonic() < deadline and prefix is None:

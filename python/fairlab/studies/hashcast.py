@@ -180,19 +180,22 @@ def _run_row(t: Task, r: Result) -> dict[str, Any]:
         **t.labels,
         "rt": rt,
         "rt_class": classify(rt),
-        "placement_rt": _placement_rt(r) if "tx_queue" in f.columns else math.nan,
+        "placement_rt": _placement_rt(r),
         "wl": wl,
         "wl_class": classify(wl),
         "stable": _winners_stay(r),
         "winners": _winners(r) if wl > 1 else "",
         "cwnd_pkts": float((f["final_cwnd_bytes"] / f["mss_bytes"]).mean()),
         "qdisc_max_pkts": float(nq["max_pkts"].max()) if len(nq) else 0.0,
-        "ring_max_pkts": float(nq["ring_max_pkts"].max())
-        if len(nq) and "ring_max_pkts" in nq
-        else 0.0,
+        "ring_max_pkts": float(nq["ring_max_pkts"].max()) if len(nq) else 0.0,
         "local_drops": int(f["local_drops"].sum()),
         "goodput_mbps": float(g.sum() / 1e6),
     }
+
+
+def _samples(tasks: Sequence[Task], results: Sequence[Result]) -> pd.DataFrame:
+    """One :func:`_run_row` per run."""
+    return pd.DataFrame([_run_row(t, r) for t, r in zip(tasks, results, strict=True)])
 
 
 def _verdict_tail(t: pd.DataFrame, by: str | list[str]) -> pd.DataFrame:
@@ -407,7 +410,7 @@ def _rt_distribution(samples: pd.DataFrame) -> pd.DataFrame:
 
 
 def summarize_winners(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
-    samples = pd.DataFrame([_run_row(t, r) for t, r in zip(tasks, results, strict=True)])
+    samples = _samples(tasks, results)
     return Summary(_rt_distribution(samples), samples=samples)
 
 
@@ -517,7 +520,7 @@ def vegas_tasks(quick: bool) -> list[Task]:
 
 
 def summarize_cases(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
-    samples = pd.DataFrame([_run_row(t, r) for t, r in zip(tasks, results, strict=True)])
+    samples = _samples(tasks, results)
     return Summary(_verdict_tail(samples, "case"), samples=samples)
 
 
@@ -684,11 +687,6 @@ def linux312_tasks(quick: bool) -> list[Task]:
     ]
 
 
-def summarize_linux312(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
-    samples = pd.DataFrame([_run_row(t, r) for t, r in zip(tasks, results, strict=True)])
-    return Summary(_verdict_tail(samples, "case"), samples=samples)
-
-
 def _still_exists(t: pd.DataFrame):
     new = t[t["case"].str.startswith("linux-3.12")]
     old = t[t["case"].str.startswith("linux-2.6.32")]
@@ -750,7 +748,7 @@ def remedies_tasks(quick: bool) -> list[Task]:
 
 
 def summarize_remedies(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
-    samples = pd.DataFrame([_run_row(t, r) for t, r in zip(tasks, results, strict=True)])
+    samples = _samples(tasks, results)
     return Summary(_verdict_tail(samples, ["case", "queues"]), samples=samples)
 
 
@@ -946,7 +944,7 @@ EXPERIMENTS = [
         "ring, the queue cached on the socket and re-picked when nothing is below TCP, "
         f"initial window 10. 6- and 8-queue NICs, {WL_SEEDS} seeds of {VEGAS_DURATION_S:g} s.",
         tasks=linux312_tasks,
-        summarize=summarize_linux312,
+        summarize=summarize_cases,
         published=LINUX312_PUBLISHED,
         quick=f"{QUICK_NFS_SEEDS} seeds of {QUICK_NFS_DURATION_S:g} s",
         plot=plot_linux312,
