@@ -324,8 +324,13 @@ def test_a_multi_queue_nic_serves_the_queues_the_kernel_picked_in_turn(tmp_path)
     assert busy.max() <= 1.15 * busy.min(), list(busy)
     g = res.flows["goodput_bps"]
     assert g.sum() <= 20e6 * 1.02
-    # A flow alone in its queue gets the queue's share: k busy queues, rate / k.
-    assert g.max() == pytest.approx(19.2e6 / len(busy), rel=0.15)
+    # k busy queues share the wire equally (rate / k each) and the flows of
+    # a queue split its share: no flow gets more than one queue's share, and
+    # the busy queues together fill the wire. (The kernel's pick is random
+    # per socket: a run need not have a flow alone in its queue.)
+    share = 19.2e6 / len(busy)
+    assert g.max() <= share * 1.15, (list(g), len(busy))
+    assert g.sum() >= 19.2e6 * 0.85, list(g)
 
 
 @needs_netns
