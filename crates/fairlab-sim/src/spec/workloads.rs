@@ -86,6 +86,19 @@ impl<'de> Deserialize<'de> for ServerList {
 }
 
 named_enum! {
+    /// The order in which an incast client sends a round's requests.
+    pub enum RequestOrder ("request order") {
+        /// Server order, every round (the default).
+        Index = "index",
+        /// A new random permutation every round, from the run's seed: the
+        /// published ns-2 client shuffles its servers before each round
+        /// (github.com/amarp/incast, IncastTcpAppClient::send_requests,
+        /// seeded from the wall clock there).
+        Random = "random",
+    }
+}
+
+named_enum! {
     /// UDP inter-arrival times.
     pub enum Arrivals ("arrival process") {
         /// Exponential gaps with the rate's mean (the default: background
@@ -132,6 +145,11 @@ pub struct IncastSpec {
     /// the goodput.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub warmup: Option<bool>,
+    /// The order of each round's requests (default "index"). Requests leave
+    /// the client one after another, so the order decides which server
+    /// starts first; "random" draws it anew every round.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub request_order: Option<RequestOrder>,
     /// TCP settings of this workload's connections, over the scenario's [tcp].
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tcp: Option<TcpSpec>,

@@ -47,6 +47,11 @@ pub struct Incast {
     pub jitter: Time,
     /// Whether the setup exchange runs before the first round.
     pub warmup: bool,
+    /// Whether each round's requests go out in a new random order (else
+    /// in server order).
+    pub random_order: bool,
+    /// This round's request order (server indices).
+    order: Vec<usize>,
     /// The server the setup exchange is waiting on, while it runs.
     warming: Option<usize>,
     rng: Rng,
@@ -107,6 +112,8 @@ impl Incast {
             rounds,
             jitter,
             warmup: false,
+            random_order: false,
+            order: (0..n).collect(),
             warming: None,
             rng,
             established: 0,
@@ -126,6 +133,14 @@ impl Incast {
     /// Runs the setup exchange (see the module) before the first round.
     pub fn with_warmup(mut self, warmup: bool) -> Incast {
         self.warmup = warmup;
+        self
+    }
+
+    /// Sends each round's requests in a new random order (Fisher-Yates
+    /// from the workload's own stream, drawn only when this is on, so that
+    /// runs without it draw the same numbers as before).
+    pub fn with_random_order(mut self, random: bool) -> Incast {
+        self.random_order = random;
         self
     }
 
@@ -171,9 +186,15 @@ impl Incast {
         self.round_start = now;
         self.done = 0;
         self.received.iter_mut().for_each(|r| *r = 0);
-        for &c in &self.conns {
+        if self.random_order {
+            for i in (1..self.order.len()).rev() {
+                let j = self.rng.below_inclusive(i as u64) as usize;
+                self.order.swap(i, j);
+            }
+        }
+        for &i in &self.order {
             acts.push(AppAction::Write {
-                conn: c,
+                conn: self.conns[i],
                 passive: false,
                 bytes: self.request,
             });
@@ -268,6 +289,42 @@ impl Incast {
 mod tests {
     use super::*;
     use crate::workload::testing::writes;
+
+    /// With a random order every round sends one request to each server,
+    /// and the orders differ between rounds and between seeds.
+    #[test]
+    fn random_order_permutes_requests_per_round() {
+        let order = |seed: u64| {
+            let mut w = Incast::new(
+                0,
+                Time::ZERO,
+                0,
+                (1..=8).collect(),
+                (10..18).collect(),
+                vec![1000; 8],
+                100,
+                3,
+                Time::ZERO,
+                Rng::stream(seed, &[0]),
+            )
+            .with_random_order(true);
+            let mut rounds = Vec::new();
+            for _ in 0..3 {
+                let mut acts = Vec::new();
+                w.begin_round(Time::ZERO, &mut acts);
+                let conns: Vec<u32> = writes(&acts).iter().map(|x| x.0).collect();
+                let mut sorted = conns.clone();
+                sorted.sort();
+                assert_eq!(sorted, (10..18).collect::<Vec<u32>>());
+                rounds.push(conns);
+            }
+            rounds
+        };
+        let a = order(1);
+        assert!(a[0] != a[1] || a[1] != a[2]);
+        assert_ne!(a, order(2));
+        assert_eq!(a, order(1));
+    }
 
     #[test]
     fn block_split_sums_to_block() {

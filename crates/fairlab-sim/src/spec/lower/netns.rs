@@ -507,6 +507,12 @@ fn workloads(
         match w {
             WorkloadSpec::Incast(x) => {
                 let t = t.expect("TCP");
+                if x.request_order == Some(crate::spec::RequestOrder::Random) {
+                    return Err(err(
+                        format!("workload[{wi}].request_order"),
+                        "\"random\" is not supported by the namespace backend (its client sends in server order); expected \"index\"",
+                    ));
+                }
                 let servers = x.servers(hosts);
                 let mut ids = Vec::new();
                 for s in &servers {

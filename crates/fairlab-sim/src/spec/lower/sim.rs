@@ -15,8 +15,9 @@ use crate::queue::{
 use crate::sim::{Conn, Series, Simulation, TxqSelect as SimTxqSelect};
 use crate::spec::{
     ArbitrationName, Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod,
-    HcfSpec, HostStack, NicRoot, PathsName, PriorityClass, RtoDelay, Scenario, ScenarioError,
-    SelectionName, ShaperSpec, TcpSettings, TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
+    HcfSpec, HostStack, NicRoot, PathsName, PriorityClass, RequestOrder, RtoDelay, Scenario,
+    ScenarioError, SelectionName, ShaperSpec, TcpSettings, TopologySpec, TxqSelect, WorkloadSpec,
+    TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
@@ -609,7 +610,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                         w.response_jitter.unwrap_or(Time::ZERO),
                         Rng::stream(seed, &[RNG_WORKLOAD, wi as u64]),
                     )
-                    .with_warmup(w.warmup.unwrap_or(false)),
+                    .with_warmup(w.warmup.unwrap_or(false))
+                    .with_random_order(w.request_order == Some(RequestOrder::Random)),
                 )));
             }
             WorkloadSpec::Bulk(w) => {
