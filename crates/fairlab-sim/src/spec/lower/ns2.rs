@@ -449,8 +449,10 @@ fn link_buffer(sc: &Scenario, node: &str, peer: &str) -> Option<(Buffer, String)
 }
 
 /// The output queue of `node` toward `peer`, as the simulator builds it
-/// (lower/sim.rs): a host's NIC queue, a switch's `[queue]`, over either
-/// the link's own buffer, over both a `[[port]]`'s limit and discipline.
+/// (lower/sim.rs), so that both backends run the same buffers: a host's
+/// NIC queue; at a switch `[queue]`'s discipline and limit, the link's own
+/// buffer over that limit; a `[[port]]`'s limit and discipline over both
+/// (at a host too, as the simulator does).
 fn port_queue(
     sc: &Scenario,
     node: &str,
