@@ -326,6 +326,25 @@ fn lower_netns_json(text: &str, machine: &str) -> PyResult<String> {
     lower_netns(text, false, machine)
 }
 
+/// Lowers a scenario for the ns-2 backend; returns the plan as JSON (its
+/// warnings inside) that `python/fairlab/ns2/` writes as a Tcl script. A
+/// refusal is a ScenarioError.
+fn lower_ns2(text: &str, toml: bool) -> PyResult<String> {
+    use fairlab_sim::spec::lower::ns2;
+    let sc = parse(text, toml)?;
+    Ok(ns2::lower(&sc).map_err(scenario_err)?.to_json())
+}
+
+#[pyfunction]
+fn lower_ns2_toml(text: &str) -> PyResult<String> {
+    lower_ns2(text, true)
+}
+
+#[pyfunction]
+fn lower_ns2_json(text: &str) -> PyResult<String> {
+    lower_ns2(text, false)
+}
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // A bug must surface as a Python exception, not a Rust backtrace on stderr.
@@ -340,5 +359,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(lower_netns_toml, m)?)?;
     m.add_function(wrap_pyfunction!(lower_netns_json, m)?)?;
+    m.add_function(wrap_pyfunction!(lower_ns2_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(lower_ns2_json, m)?)?;
     Ok(())
 }
