@@ -1,13 +1,14 @@
 """The `fairlab` command line.
 
-fairlab run FILE.toml [--seed N] [--out DIR] [--backend sim|emu]
+fairlab run FILE.toml [--seed N] [--out DIR] [--backend sim|emu|ns2]
 fairlab emulate FILE.toml [--seed N] [--out DIR] | --cleanup
-fairlab compare FILE.toml [--seeds N]
+fairlab compare FILE.toml [--seeds N] [--against emu|ns2]
 fairlab incast [--servers 1,2,4,...] [--min-rto 200ms,5ms,200us] ...
 fairlab sweep FILE.toml --param PATH=V1,V2 [--param ...] [--seeds N] [--store DIR] ...
 fairlab results DIR [--where COL=VAL ...] [--export FILE.csv|FILE.parquet]
 fairlab trace FILE.toml [--flow N] [--plot PNG]
 fairlab reproduce --list | STUDY [--experiment NAME ...] [--quick] [--out DIR]
+                  [--backend sim|both|ns2|all]
 fairlab examples [--copy DIR]
 fairlab bench [--quick]
 """
@@ -23,6 +24,8 @@ from typing import TYPE_CHECKING, NoReturn
 
 from . import ScenarioError, load_scenario, simulate, validate
 from .emu.safety import EmulationRefused as _EmulationRefused
+from .ns2.errors import Ns2Failed as _Ns2Failed
+from .ns2.errors import Ns2Unavailable as _Ns2Unavailable
 from .runner import TasksFailed
 from .scenarios import incast as incast_scenario
 from .scenarios import resolve_resolution
@@ -228,6 +231,13 @@ def cmd_run(args: argparse.Namespace) -> int:
     if getattr(args, "backend", "sim") == "emu":
         res = _emulate(sc, args.seed, getattr(args, "time_limit", None))
         print(_emu_summary_text(res))
+    elif getattr(args, "backend", "sim") == "ns2":
+        res = _ns2_run(sc, args.seed, getattr(args, "time_limit", None))
+        s = res.summary
+        print(
+            f"backend ns2: ns-2 {s['ns_version']}, {s['wall_s']:.2f} s in ns, script "
+            f"{s['script_digest']}\n" + res.summary_text()
+        )
     else:
         res = simulate(sc, seed=args.seed, progress=sys.stderr.isatty())
         print(res.summary_text())
@@ -235,6 +245,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         out = res.to_parquet(args.out)
         print(f"tables written to {out}/ (" + ", ".join(f"{t}.parquet" for t in res.tables) + ")")
     return 0
+
+
+def _ns2_run(sc: dict, seed: int | None, time_limit: float | None = None):
+    """One run on real ns-2 (the ns-2 backend), warnings on stderr."""
+    from .ns2 import simulate_ns2
+    from .ns2.run import DEFAULT_TIME_LIMIT_S
+
+    res = simulate_ns2(sc, seed=seed, time_limit_s=time_limit or DEFAULT_TIME_LIMIT_S)
+    for w in filter(None, str(res.summary.get("warnings", "")).split(" | ")):
+        _warn(w)
+    return res
 
 
 def _emu_summary_text(res) -> str:
@@ -268,21 +289,34 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     sc = load_scenario(_scenario_file(args.file))
     seeds = _seed_list(args.seeds) or [sc.get("seed", 1)]
+    ns2 = args.against == "ns2"
+    other = "ns2" if ns2 else "kernel"
 
     def emu(scenario: dict, seed: int):
+        if ns2:
+            return _ns2_run(scenario, seed, args.time_limit)
         return _emulate(scenario, seed, args.time_limit)
 
-    rows, sim_runs, emu_runs = compare(sc, seeds, simulate, emu)
+    if ns2:
+        # Refusals and a missing ns before the first simulated run.
+        import json as _json
+
+        from .ns2.run import lower as ns2_lower
+        from .ns2.run import version as ns2_version
+
+        ns2_lower(_json.dumps(sc))
+        ns2_version()
+    rows, sim_runs, emu_runs = compare(sc, seeds, simulate, emu, other)
     if args.format == "csv":
         import pandas as pd
 
         pd.DataFrame(rows).to_csv(sys.stdout, index=False, float_format="%.6g")
     else:
         print(
-            f"{args.file}: simulator and kernel, {len(seeds)} seed(s) each "
-            f"(seeds {','.join(map(str, seeds))}); kernel sd: run-to-run spread"
+            f"{args.file}: simulator and {'ns-2' if ns2 else 'kernel'}, {len(seeds)} seed(s) "
+            f"each (seeds {','.join(map(str, seeds))}); {other} sd: run-to-run spread"
         )
-        print(format_table(rows))
+        print(format_table(rows, other))
     if args.out:
         import pandas as pd
 
@@ -290,7 +324,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
         pd.DataFrame(rows).to_csv(out / "compare.csv", index=False)
         runs = [r | {"backend": "sim"} for r in sim_runs] + [
-            r | {"backend": "emu"} for r in emu_runs
+            r | {"backend": "ns2" if ns2 else "emu"} for r in emu_runs
         ]
         pd.DataFrame(runs).to_csv(out / "runs.csv", index=False)
     return 0
@@ -789,7 +823,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             cluster=args.cluster,
             store=store,
         )
-        if args.backend == "both":
+        if args.backend in ("ns2", "all") or (args.backend == "sim" and not args.no_ns2):
+            _ns2_column(study, o, args)
+        if args.backend in ("both", "all"):
             from .emu import studies as emu_studies
 
             exp = study.experiment(name)
@@ -816,6 +852,30 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _ns2_column(study, o, args: argparse.Namespace) -> None:
+    """The experiment's ns-2 column: run now with --backend ns2|all (ns-2
+    must be installed), else the stored ns-2 results where the study keeps
+    them (their provenance shown)."""
+    from . import __version__
+    from .ns2 import ns_binary
+    from .ns2 import studies as ns2_studies
+
+    exp = o.experiment
+    if args.backend in ("ns2", "all"):
+        if ns_binary() is None:
+            raise UsageError(
+                "--backend ns2: ns-2 is not installed (`ns` is not on the PATH; Debian: "
+                "apt-get install ns2); without it the report shows the stored ns-2 results"
+            )
+        o.ns2, o.ns2_note = ns2_studies.run_experiment(exp, args.quick, args.jobs)
+        if o.ns2 is not None and args.save_ns2:
+            ns2_studies.save(study.name, o.ns2, __version__)
+        return
+    stored, prov = ns2_studies.load(study.name, exp, args.quick)
+    if stored is not None:
+        o.ns2, o.ns2_provenance = stored, prov
 
 
 def _examples_dir() -> Path:
@@ -958,13 +1018,14 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", help="write the tables as Parquet into this directory")
     r.add_argument(
         "--backend",
-        choices=["sim", "emu"],
+        choices=["sim", "emu", "ns2"],
         default="sim",
         help="sim: the simulator (default); emu: real Linux TCP in network namespaces "
-        "(root; docs/emulation.md)",
+        "(root; docs/emulation.md); ns2: real ns-2 2.35's one-way agents (`ns` on the PATH; "
+        "docs/ns2.md)",
     )
     r.add_argument(
-        "--time-limit", type=float, default=None, help="emu: seconds a run may last at most"
+        "--time-limit", type=float, default=None, help="emu, ns2: seconds a run may last at most"
     )
     r.set_defaults(func=cmd_run)
 
@@ -998,10 +1059,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     cp = sub.add_parser(
         "compare",
-        help="the simulator and the kernel on the same scenario, metric by metric (root)",
+        help="the simulator and the kernel (root) or real ns-2 on the same scenario, metric by "
+        "metric",
     )
     cp.add_argument("file", help="scenario TOML file")
     cp.add_argument("--seeds", default="3", help="seeds: N (1..N) or a list (default 3)")
+    cp.add_argument(
+        "--against",
+        choices=["emu", "ns2"],
+        default="emu",
+        help="emu: the kernel in namespaces (root; default); ns2: real ns-2 (`ns` on the PATH)",
+    )
     cp.add_argument("--time-limit", type=float, default=None, help="emu: seconds per run at most")
     cp.add_argument(
         "--format",
@@ -1284,11 +1352,22 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rp.add_argument(
         "--backend",
-        choices=["sim", "both"],
+        choices=["sim", "both", "ns2", "all"],
         default="sim",
-        help="sim: the simulator (default); both: each experiment the kernel can run also on "
-        "real Linux TCP in namespaces (root; one run at a time), the report showing both "
-        "side by side, and why not for the others",
+        help="sim: the simulator (default; the report shows the stored ns-2 results where a "
+        "study keeps them); both: each experiment the kernel can run also on real Linux TCP "
+        "in namespaces (root; one run at a time), the report showing both side by side, and "
+        "why not for the others; ns2: the runs ns-2 can run also on real ns-2 (`ns` on the "
+        "PATH), published, ns-2 and fairlab side by side; all: ns2 and both",
+    )
+    rp.add_argument(
+        "--no-ns2", action="store_true", help="with --backend sim: no stored ns-2 column"
+    )
+    rp.add_argument(
+        "--save-ns2",
+        action="store_true",
+        help="with --backend ns2|all: keep the ns-2 results in the package's store "
+        "(fairlab/studies/ns2_results), for reports on machines without ns-2",
     )
     rp.set_defaults(func=cmd_reproduce, command_line=None)
 
@@ -1333,6 +1412,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"fairlab: error: {e}", file=sys.stderr)
         return 1
     except _EmulationRefused as e:
+        print(f"fairlab: error: {e}", file=sys.stderr)
+        return 3
+    except (_Ns2Unavailable, _Ns2Failed) as e:
         print(f"fairlab: error: {e}", file=sys.stderr)
         return 3
     except BrokenPipeError:

@@ -17,7 +17,7 @@ import math
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -94,6 +94,12 @@ class Outcome:
     kernel: Outcome | None = None
     #: Why it did not run on the kernel (a refusal by field path), if asked.
     kernel_note: str = ""
+    #: The same experiment on real ns-2 (run now, or stored), when shown.
+    ns2: Outcome | None = None
+    #: Which runs ns-2 could not run, or why there is no ns-2 column.
+    ns2_note: str = ""
+    #: Where the ns-2 column comes from: ns-2's version, date, script digests.
+    ns2_provenance: dict[str, Any] = field(default_factory=dict)
 
 
 def _runs_table(tasks: Sequence[Task], results: Sequence[Result]) -> pd.DataFrame:
@@ -173,7 +179,32 @@ def text(study: Study, o: Outcome) -> str:
         lines.append(f"  ({o.kernel.runs.shape[0]} kernel runs, {o.kernel.wall_s:.1f} s wall)")
     elif o.kernel_note:
         lines.append(f"not run on the kernel: {o.kernel_note}")
+    if o.ns2 is not None:
+        from .ns2.studies import agreement, three_way
+
+        lines.append("published, ns-2 and fairlab (" + _ns2_source(o) + "):")
+        tw = three_way(o)
+        if len(tw):
+            lines.append(_table_text(tw))
+        ag = agreement(o.summary.table, o.ns2.summary.table)
+        if len(ag):
+            lines.append(
+                f"  fairlab agrees with ns-2 (±10 % or ±15 Mb/s) at {int(ag['agrees'].sum())} "
+                f"of {len(ag)} points"
+            )
+    if o.ns2_note:
+        lines.append(f"ns-2: {o.ns2_note}")
     return "\n".join(lines)
+
+
+def _ns2_source(o: Outcome) -> str:
+    p = o.ns2_provenance
+    if not p:
+        return "ns-2 run now"
+    return (
+        f"stored ns-2 {', '.join(p.get('ns_version', []))} results of {p.get('date', '?')}, "
+        f"{p.get('runs', '?')} runs, scripts {p.get('scripts_digest', '?')}"
+    )
 
 
 def _published_text(r: Any) -> str:
@@ -238,6 +269,14 @@ def write(
             f += _write_table(o.kernel.summary.table, out, f"{name}-kernel")
             f += _write_table(
                 side_by_side(o.summary.table, o.kernel.summary.table), out, f"{name}-both"
+            )
+        if o.ns2 is not None:
+            from .ns2.studies import agreement, three_way
+
+            f += _write_table(o.ns2.summary.table, out, f"{name}-ns2")
+            f += _write_table(three_way(o), out, f"{name}-three-way")
+            f += _write_table(
+                agreement(o.summary.table, o.ns2.summary.table), out, f"{name}-ns2-agreement"
             )
         f += _write_table(o.verdicts, out, f"{name}-verdicts")
         f += _write_table(o.runs, out, f"{name}-runs")
@@ -442,6 +481,26 @@ def _experiment_html(study: Study, o: Outcome, files: list[str], version: str) -
         parts.append(_data_table(side_by_side(o.summary.table, o.kernel.summary.table), "both"))
     elif o.kernel_note:
         parts.append(f'<p class="small">Not run on the kernel: {_e(o.kernel_note)}</p>')
+    if o.ns2 is not None:
+        from .ns2.studies import agreement, three_way
+
+        parts.append("<h3>Published, ns-2 2.35 and fairlab</h3>")
+        parts.append(
+            f'<p class="small">The same runs on real ns-2 ({_e(_ns2_source(o))}); fairlab '
+            "agrees with ns-2 at a point within ±10 % or ±15 Mb/s (docs/ns2.md).</p>"
+        )
+        tw = three_way(o)
+        if len(tw):
+            parts.append(_data_table(tw, "three-way"))
+        ag = agreement(o.summary.table, o.ns2.summary.table)
+        if len(ag):
+            parts.append(
+                f'<p class="small">Point by point: fairlab agrees with ns-2 at '
+                f"{int(ag['agrees'].sum())} of {len(ag)}.</p>"
+            )
+            parts.append(_data_table(ag, "ns2-agreement"))
+    if o.ns2_note:
+        parts.append(f'<p class="small">ns-2: {_e(o.ns2_note)}</p>')
     parts.append(_provenance(o, version, files))
     parts.append("</section>")
     return "\n".join(parts)

@@ -45,6 +45,7 @@ def incast(
     jitter: str | None = None,
     response_jitter: str | None = None,
     warmup: bool | None = None,
+    request_order: str | None = None,
     tcp: str | None = None,
     sack: bool | None = None,
     ecn_threshold: str | None = None,
@@ -69,7 +70,8 @@ def incast(
     ``[tcp]`` field. ``duration`` ends the run at that time (rounds still
     running are not counted in the goodput). ``warmup`` makes the client
     exchange one request-sized message with each server in turn before the
-    first round (the published ns-2 application's setup phase).
+    first round (the published ns-2 application's setup phase);
+    ``request_order="random"`` shuffles each round's requests (as its client).
 
     With ``profile="ns2"`` and ``resolution="auto"`` the clock stays the
     profile's 10 ms tick (ns-2's tcpTick_) for a min RTO of at least 10 ms
@@ -125,6 +127,8 @@ def incast(
         workload["response_jitter"] = response_jitter
     if warmup is not None:
         workload["warmup"] = warmup
+    if request_order is not None:
+        workload["request_order"] = request_order
     scenario: dict[str, Any] = {
         "name": f"incast-{servers}",
         "seed": seed,

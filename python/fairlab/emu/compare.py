@@ -1,5 +1,6 @@
-"""The simulator and the kernel on the same scenario: per metric both means,
-their difference, and each backend's run-to-run spread."""
+"""The simulator and another backend (the kernel, or real ns-2) on the same
+scenario: per metric both means, their difference, and each backend's
+run-to-run spread."""
 
 from __future__ import annotations
 
@@ -60,8 +61,11 @@ def _mean_std(xs: Sequence[float]) -> tuple[float, float]:
     return m, math.sqrt(sum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
-def table(sim_runs: list[dict[str, float]], emu_runs: list[dict[str, float]]) -> list[dict]:
-    """One row per metric both backends have."""
+def table(
+    sim_runs: list[dict[str, float]], emu_runs: list[dict[str, float]], other: str = "kernel"
+) -> list[dict]:
+    """One row per metric both backends have; the other backend's columns
+    are named ``other`` and ``other_std``."""
     rows = []
     for key, label in METRICS:
         a = [r[key] for r in sim_runs if key in r]
@@ -79,8 +83,8 @@ def table(sim_runs: list[dict[str, float]], emu_runs: list[dict[str, float]]) ->
                 "label": label,
                 "sim": ma / scale,
                 "sim_std": sa / scale,
-                "kernel": mb / scale,
-                "kernel_std": sb / scale,
+                other: mb / scale,
+                f"{other}_std": sb / scale,
                 "diff": diff / scale,
                 "diff_pct": 100 * diff / ma if ma else math.nan,
             }
@@ -93,26 +97,27 @@ def compare(
     seeds: Sequence[int],
     simulate: Callable[..., Result],
     emulate: Callable[..., Result],
+    other: str = "kernel",
 ) -> tuple[list[dict], list[dict], list[dict]]:
-    """Runs both backends on every seed; (table, sim runs, kernel runs)."""
+    """Runs both backends on every seed; (table, sim runs, other runs)."""
     sim_runs = [metrics(simulate(scenario, seed=s)) | {"seed": s} for s in seeds]
     emu_runs = [metrics(emulate(scenario, seed=s)) | {"seed": s} for s in seeds]
-    return table(sim_runs, emu_runs), sim_runs, emu_runs
+    return table(sim_runs, emu_runs, other), sim_runs, emu_runs
 
 
-def format_table(rows: list[dict]) -> str:
+def format_table(rows: list[dict], other: str = "kernel") -> str:
     def f(x: float) -> str:
         if math.isnan(x):
             return "-"
         return f"{x:.3g}" if abs(x) < 1000 else f"{x:.0f}"
 
     out = [
-        f"{'metric':32} {'simulator':>12} {'kernel':>12} {'± kernel sd':>12} "
+        f"{'metric':32} {'simulator':>12} {other:>12} {'± ' + other + ' sd':>12} "
         f"{'difference':>12} {'diff %':>8}"
     ]
     for r in rows:
         out.append(
-            f"{r['label']:32} {f(r['sim']):>12} {f(r['kernel']):>12} {f(r['kernel_std']):>12} "
+            f"{r['label']:32} {f(r['sim']):>12} {f(r[other]):>12} {f(r[other + '_std']):>12} "
             f"{f(r['diff']):>12} {f(r['diff_pct']):>8}"
         )
     return "\n".join(out)

@@ -4,6 +4,17 @@ script.py), run with `ns`, and read back into fairlab's tables (run.py).
 docs/ns2.md says what it lowers, what it refuses and how it is checked
 against fairlab's `ns2` host."""
 
-from .run import Ns2Failed, Ns2Unavailable, ns_binary, simulate_ns2, version
+from typing import Any
+
+from .errors import Ns2Failed, Ns2Unavailable
 
 __all__ = ["Ns2Failed", "Ns2Unavailable", "ns_binary", "simulate_ns2", "version"]
+
+
+def __getattr__(name: str) -> Any:
+    # The runner (and pandas, pyarrow behind it) only when used.
+    if name in ("ns_binary", "simulate_ns2", "version"):
+        from . import run
+
+        return getattr(run, name)
+    raise AttributeError(name)

@@ -24,18 +24,11 @@ from .. import _core
 from ..emu import tables as tb
 from ..result import Result, Tables
 from . import script
+from .errors import Ns2Failed, Ns2Unavailable
 
 UNKNOWN = -1
 #: A run that takes longer than this (wall seconds) is stopped.
 DEFAULT_TIME_LIMIT_S = 600.0
-
-
-class Ns2Unavailable(RuntimeError):
-    """ns-2 is not installed (or does not run) on this machine."""
-
-
-class Ns2Failed(RuntimeError):
-    """ns-2 ran but stopped with an error or without finishing."""
 
 
 def ns_binary() -> str | None:
@@ -57,6 +50,16 @@ def version() -> str:
     finally:
         os.unlink(f.name)
     return out.stdout.strip() or "unknown"
+
+
+_VERSION: str | None = None
+
+
+def _cached_version() -> str:
+    global _VERSION
+    if _VERSION is None:
+        _VERSION = version()
+    return _VERSION
 
 
 def lower(scenario_json: str) -> dict:
@@ -306,9 +309,7 @@ def _summary(plan, seed, rounds, flows, ports, run_end, wall, digest) -> dict[st
         "tcp": ",".join(sorted({t["agent"].lower() for t in plan["tcp"]})),
         "sack": ",".join(sorted({"on" if "Sack" in t["sink"] else "off" for t in plan["tcp"]})),
         "udp_sent": sum(f["segments_sent"] for f in flows if f["kind"] == "udp"),
-        "udp_delivered": sum(
-            f["bytes_delivered"] for f in flows if f["kind"] == "udp"
-        ),
+        "udp_delivered": sum(f["bytes_delivered"] for f in flows if f["kind"] == "udp"),
         "hcf_memory_bits": 0,
         "base_rtt_s": math.nan,
         "wall_s": wall,
@@ -345,8 +346,10 @@ def simulate_ns2(
     text = scenario if isinstance(scenario, str) else json.dumps(scenario)
     plan = lower(text)
     seed = plan["seed"] if seed is None else seed
-    lines, wall = run_script(script.write(plan, seed, ack_first), time_limit_s)
+    text_tcl = script.write(plan, seed, ack_first)
+    lines, wall = run_script(text_tcl, time_limit_s)
     tables, summary = tables_from(plan, parse(lines), seed, wall)
-    summary["ns_version"] = version()
+    summary["ns_version"] = _cached_version()
+    summary["script_digest"] = hashlib.sha256(text_tcl.encode()).hexdigest()[:16]
     sc = json.loads(_core.validate_json(text))
     return Result(summary=summary, tables=Tables(tables), scenario=sc)

@@ -50,9 +50,7 @@ def _queue_lines(q: dict[str, Any], a: str, b: str) -> list[str]:
         mean = int(q.get("mean_pktsize", 1000))
         out.append(f"{link} set queue-in-bytes_ true")
         out.append(f"{link} set mean_pktsize_ {mean}")
-        out.append(
-            f"$ns queue-limit $n({_q(a)}) $n({_q(b)}) {max(1, q['limit_bytes'] // mean)}"
-        )
+        out.append(f"$ns queue-limit $n({_q(a)}) $n({_q(b)}) {max(1, q['limit_bytes'] // mean)}")
     for var, val in (q.get("vars") or {}).items():
         out.append(f"{link} set {var} {_num(val)}")
     return out
@@ -213,9 +211,8 @@ def write(plan: dict[str, Any], seed: int, ack_first: bool = True) -> str:
         lines += _queue_lines(ln["queue_ab"], a, b)
         lines += _queue_lines(ln["queue_ba"], b, a)
         for x, y in ((a, b), (b, a)):
-            lines.append(
-                f'lappend fl_ports [list {_q(x)} {_q(y)} [$ns monitor-queue $n({_q(x)}) $n({_q(y)}) ""]]'
-            )
+            mon = f'[$ns monitor-queue $n({_q(x)}) $n({_q(y)}) ""]'
+            lines.append(f"lappend fl_ports [list {_q(x)} {_q(y)} {mon}]")
     ids = flow_ids(plan)
     lines.append(f"set fl_open {len(plan['workloads'])}")
     for w, wl in enumerate(plan["workloads"]):

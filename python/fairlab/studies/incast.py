@@ -358,7 +358,7 @@ SCRIPTS = "the authors' ns-2 scripts, github.com/amarp/incast simulation/scripts
 #: ±5 % of a 1 Gb/s figure's full scale.
 TOL_1G = Tolerance(abs=50, unit="Mb/s")
 TOL_10G = Tolerance(abs=500, unit="Mb/s")
-NS2_SEEDS = [1, 2, 3]
+NS2_SEEDS = [1, 2, 3, 4, 5]
 NS2_QUICK_SEEDS = [1]
 
 
@@ -377,18 +377,34 @@ def _ns2(
     rtt: str = "100us",
     extra: dict[str, Any] | None = None,
     warmup: bool = True,
+    jitter: str | None = None,
+    delayed_ack: bool | None = None,
 ) -> dict[str, Any]:
     """One incast run on the `ns2` host, as the FAST'08 scripts set it up:
-    ns-2's defaults plus `bugFix_ false` (recover_check off). The authors'
-    application exchanges a 100-byte message with each server in turn
-    before the first request (IncastTcpAppClient::process_init), so every
-    run has that warm-up: each sender starts with an RTT sample, not with
-    ns-2's 3 s initial RTO."""
+    ns-2's defaults plus `bugFix_ false` (recover_check off).
+
+    How the authors' ns-2 application ran (github.com/amarp/incast,
+    simulation/src/ns-2.30.patch, webcache/incastc.cc and
+    IncastTcpAppServerStub.cc), each rule kept here:
+    * before the first request it exchanges a 100-byte message with each
+      server in turn (process_init), so every sender starts with an RTT
+      sample, not ns-2's 3 s initial RTO (``warmup``);
+    * it shuffles the servers before every round's requests
+      (send_requests; ``request_order = "random"``, from the run's seed);
+    * requests travel on one-way agents, which send whole packets
+      (TcpAgent::sendmsg: ceil(bytes / packetSize_)): the 100-byte request
+      is one 1000-byte segment, 1040 bytes on the wire (``request``);
+    * no host adds send jitter: ``jitter`` is a sensitivity series only.
+
+    ``buffer_pkts`` is the scripts' `queue-limit`: ns-2's DropTail drops an
+    arrival when `length() + 1 >= qlim_` (queue/drop-tail.cc), so a limit
+    of n holds n - 1 waiting packets, the scenario's (and the simulator's)
+    measure of a buffer."""
     tcp = {"recover_check": False, **(extra or {})}
     sizing = {"block": f"{block}B"} if block else {"sru": f"{sru}B"}
     return incast_scenario(
         n,
-        buffer=f"{buffer_pkts}pkt",
+        buffer=f"{buffer_pkts - 1}pkt",
         min_rto=min_rto,
         max_rto=max_rto,
         rate=rate,
@@ -397,11 +413,29 @@ def _ns2(
         profile="ns2",
         tcp=cc,
         sack=sack or None,
-        jitter=JITTER,
+        jitter=jitter,
         tcp_extra=tcp,
         warmup=warmup,
+        request=NS2_REQUEST,
+        request_order="random",
+        delayed_ack=delayed_ack,
         **sizing,
     )
+
+
+#: The request as ns-2's one-way agent sends it: one whole packetSize_.
+NS2_REQUEST = "1000B"
+#: ns-2's TCP/IP header on each packet (tcpip_base_hdr_size_): the FAST'08
+#: scripts summed the sinks' bytes_, which count it.
+NS2_HEADER = 40
+
+
+def _mss(scenario: dict[str, Any]) -> int:
+    """The segment size of an `ns2`-host scenario (packetSize_, 1000 unless set)."""
+    from ..units import parse_size
+
+    mss = scenario.get("tcp", {}).get("mss")
+    return parse_size(mss) if mss else 1000
 
 
 def ns2_summarize(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
@@ -411,11 +445,17 @@ def ns2_summarize(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
     for t, r in zip(tasks, results, strict=True):
         s = r.summary
         rd = r.rounds
+        mss = _mss(t.scenario)
+        payload = s["incast_goodput_bps"] / 1e6
         rows.append(
             {
                 **t.labels,
-                "goodput_mbps": s["incast_goodput_bps"] / 1e6,
+                # The published metric: the sinks' bytes_, headers included
+                # (every segment of an SRU or block is full but the last).
+                "goodput_mbps": payload * (mss + NS2_HEADER) / mss,
+                "payload_mbps": payload,
                 "timeouts": s["total_timeouts"],
+                "timeouts_per_round": s["total_timeouts"] / max(1, s["rounds_completed"]),
                 "to_lost_retransmission": s["timeouts_retransmission"],
                 "to_block_tail": s["timeouts_tail"],
                 "to_whole_window": s["timeouts_window"],
@@ -430,7 +470,9 @@ def ns2_summarize(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
         goodput_mbps=("goodput_mbps", "mean"),
         goodput_min=("goodput_mbps", "min"),
         goodput_max=("goodput_mbps", "max"),
+        payload_mbps=("payload_mbps", "mean"),
         timeouts=("timeouts", "mean"),
+        timeouts_per_round=("timeouts_per_round", "mean"),
         to_lost_retransmission=("to_lost_retransmission", "mean"),
         to_block_tail=("to_block_tail", "mean"),
         to_whole_window=("to_whole_window", "mean"),
@@ -543,16 +585,24 @@ def _ns2_setup(what: str) -> str:
         f"{what} fairlab's `ns2` host (ns-2's one-way Agent/TCP with an ACK per packet: "
         "1000-byte segments, 20-packet advertised window, initial window 2, 10 ms tick, "
         "limited transmit, Karn's rule, no handshake), with `recover_check = false` as the "
-        "published scripts set `bugFix_ false`, and the authors' application's warm-up (a "
-        "100-byte exchange with each server in turn before the first request, not counted); "
-        "drop-tail buffers in packets as the scripts "
-        "give them; 1 Gb/s links, RTT 100 µs; 1 µs of host send jitter; seeds "
+        "published scripts set `bugFix_ false`, and the authors' application as its code "
+        "runs: a warm-up exchange with each server in turn before the first request (not "
+        "counted), each round's requests in a new random order, each request one whole "
+        "1000-byte segment (ns-2's one-way agents send whole packets); drop-tail buffers "
+        "as the scripts' queue-limit gives them (a limit of n holds n - 1 waiting packets in "
+        "ns-2's DropTail: the scenario's buffer is n - 1 packets); 1 Gb/s links, RTT 100 µs; no host send jitter "
+        "(neither the authors nor ns-2 add any); seeds "
         + ", ".join(map(str, NS2_SEEDS))
-        + "; goodput over 40 barrier-synchronized rounds."
+        + "; goodput over 40 barrier-synchronized rounds, counting 40 bytes of header per "
+        "1000-byte segment as the authors' scripts did (the sinks' bytes_; payload_mbps "
+        "without them)."
     )
 
 
 _NS2_QUICK = "fewer servers and series, seed 1, 8 rounds"
+#: A sensitivity series: the same runs with 1 µs of host send jitter, which
+#: the study used to add by default (neither the authors nor ns-2 have it).
+JITTER_SERIES = "NewReno, 32 KB, 1 µs send jitter (sensitivity)"
 
 FIG4_SERVERS = [1, 2, 3, 4, 5, 6, 7, 8, 10, 16, 24, 32]
 FIG4 = [945, 970, 975, 645, 290, 175, 140, 95, 95, 110, 130, 155]
@@ -657,7 +707,15 @@ NS2_EXPERIMENTS = [
             "A client reads a 256000-byte SRU from each of N servers through a 32-packet "
             "port, NewReno, min RTO 200 ms, on"
         ),
-        tasks=_grid([("NewReno, 32 KB", {"buffer_pkts": 32})], FIG4_SERVERS, None, [1, 4, 8, 32]),
+        tasks=_grid(
+            [
+                ("NewReno, 32 KB", {"buffer_pkts": 32}),
+                (JITTER_SERIES, {"buffer_pkts": 32, "jitter": JITTER}),
+            ],
+            FIG4_SERVERS,
+            ["NewReno, 32 KB"],
+            [1, 4, 8, 32],
+        ),
         summarize=ns2_summarize,
         published=_readings("NewReno, 32 KB", FIG4_SERVERS, FIG4, _src(FAST08, "Fig. 4")),
         quick=_NS2_QUICK,
@@ -753,16 +811,23 @@ NS2_EXPERIMENTS = [
         name="fast08-fig13b",
         reproduces="FAST'08 Fig. 13b: a 200 µs RTO, NewReno against Reno",
         setup=_ns2_setup(
-            "SRU 256000 bytes, a 64-packet port, a fixed 200 µs RTO on a 1 µs tick "
-            "(min_rto = max_rto, as the scripts set minrto_ = maxrto_), Reno and NewReno, on"
+            "SRU 256000 bytes, a 64-packet port, a fixed 200 µs RTO (min_rto = max_rto, as "
+            "the scripts set minrto_ = maxrto_), Reno and NewReno, on ns-2's default 10 ms "
+            "tick as the scripts ran it (they never set tcpTick_; ns-2's rtt_timeout() raises "
+            "a timeout below two ticks to 20 ms), and the same on a 1 µs tick (a true 200 µs "
+            "RTO; extra series, not compared with the figure), on"
         ),
         tasks=_grid(
             [
-                ("NewReno", {"min_rto": "200us", "max_rto": "200us"}),
-                ("Reno", {"cc": "reno", "min_rto": "200us", "max_rto": "200us"}),
+                (v + tick, {"cc": cc, "min_rto": "200us", "max_rto": "200us", "extra": ex})
+                for v, cc in (("NewReno", "newreno"), ("Reno", "reno"))
+                for tick, ex in (
+                    ("", {"resolution": "10ms"}),
+                    (", 1 µs tick", {"resolution": "1us"}),
+                )
             ],
             FIG13B_SERVERS,
-            None,
+            ["NewReno", "NewReno, 1 µs tick"],
             [8, 64],
         ),
         summarize=ns2_summarize,
@@ -810,6 +875,42 @@ NS2_EXPERIMENTS = [
         ],
         quick=_NS2_QUICK,
         plot=ns2_plot("SIGCOMM'09 Fig. 2: goodput by fixed RTO, 1 MB block, 32-packet buffer"),
+    ),
+    Experiment(
+        name="sigcomm09-fig14",
+        reproduces="SIGCOMM'09 Fig. 14's question in ns-2: delayed ACKs with a small RTO",
+        setup=_ns2_setup(
+            "SIGCOMM'09 Fig. 2's setup (a 1024000-byte block split over N servers, a 32-packet "
+            "port, NewReno, a fixed RTO on a 1 µs tick) at 1 ms and 200 ms, with every packet "
+            "ACKed (ns-2's TCPSink) and with delayed ACKs (TCPSink/DelAck, its default "
+            "interval_ of 100 ms as the delayed-ACK timeout). The figure's numbers are not in "
+            "this project: the experiment compares fairlab's ns2 host with ns-2 only, on"
+        ),
+        tasks=_grid(
+            [
+                (
+                    f"{rto}, {'delayed ACK' if d else 'ACK every packet'}",
+                    {
+                        "block": 1024000,
+                        "sru": None,
+                        "buffer_pkts": 32,
+                        "min_rto": rto,
+                        "max_rto": rto,
+                        "delayed_ack": d,
+                        "extra": {"resolution": "1us", "delayed_ack_timeout": "100ms"},
+                    },
+                )
+                for rto in ("1ms", "200ms")
+                for d in (False, True)
+            ],
+            [8, 16, 32, 64],
+            ["1ms, delayed ACK"],
+            [8, 32],
+        ),
+        summarize=ns2_summarize,
+        published=[],
+        quick=_NS2_QUICK,
+        plot=ns2_plot("SIGCOMM'09 Fig. 14's question: delayed ACK, 1 MB block, 32-packet buffer"),
     ),
     Experiment(
         name="sigcomm09-fig8",

@@ -110,6 +110,9 @@ pub enum PlanWorkload {
         request_bytes: u64,
         rounds: u32,
         warmup: bool,
+        /// "index" or "random" (a new permutation every round, drawn by
+        /// the harness from the run's seed).
+        request_order: &'static str,
         start_s: f64,
         tcp: usize,
     },
@@ -856,6 +859,10 @@ fn workloads(
                     request_bytes: x.request().get(),
                     rounds: x.rounds(),
                     warmup: x.warmup.unwrap_or(false),
+                    request_order: match x.request_order {
+                        Some(crate::spec::RequestOrder::Random) => "random",
+                        _ => "index",
+                    },
                     start_s,
                     tcp: agent_of(t)?,
                 }
