@@ -590,8 +590,8 @@ def _ns2_setup(what: str) -> str:
         "counted), each round's requests in a new random order, each request one whole "
         "1000-byte segment (ns-2's one-way agents send whole packets); drop-tail buffers "
         "as the scripts' queue-limit gives them (a limit of n holds n - 1 waiting packets in "
-        "ns-2's DropTail: the scenario's buffer is n - 1 packets); 1 Gb/s links, RTT 100 µs; no host send jitter "
-        "(neither the authors nor ns-2 add any); seeds "
+        "ns-2's DropTail: the scenario's buffer is n - 1 packets); 1 Gb/s links, RTT 100 µs; "
+        "no host send jitter (neither the authors nor ns-2 add any); seeds "
         + ", ".join(map(str, NS2_SEEDS))
         + "; goodput over 40 barrier-synchronized rounds, counting 40 bytes of header per "
         "1000-byte segment as the authors' scripts did (the sinks' bytes_; payload_mbps "
