@@ -38,20 +38,35 @@ def _q(name: str) -> str:
 
 
 def _queue_lines(q: dict[str, Any], a: str, b: str) -> list[str]:
-    """The output queue of a toward b: its limit (packets, or bytes with
-    ns-2's byte mode) and, for RED, its parameters."""
+    """The output queue of a toward b: its limit and, for RED, its
+    parameters.
+
+    A scenario's limit counts the packets (or bytes) waiting, the one on
+    the wire apart, as the simulator's ports do. ns-2's DropTail::enque
+    (queue/drop-tail.cc) drops an arrival when `length() + 1 >= qlim_`, or
+    in byte mode when `byteLength() + size >= qlim_ * mean_pktsize_`: a
+    `queue-limit` of n holds n - 1 packets. So the script asks for one more
+    (and, in bytes, counts in 1-byte units), and a scenario's 32pkt is 32
+    waiting packets on both backends. (The FAST'08 scripts' `queue-limit
+    32` is therefore 31pkt in a scenario.) RED tests `length() >= qlim_`
+    before it enqueues (red.cc, REDQueue::enque): its limit is the
+    scenario's as it is."""
     out = []
     link = f"[[$ns link $n({_q(a)}) $n({_q(b)})] queue]"
+    limit = f"$ns queue-limit $n({_q(a)}) $n({_q(b)})"
+    red = q["kind"] == "red"
+    vars_ = dict(q.get("vars") or {})
     if q.get("limit_pkts") is not None:
-        out.append(f"$ns queue-limit $n({_q(a)}) $n({_q(b)}) {q['limit_pkts']}")
+        out.append(f"{limit} {q['limit_pkts'] + (0 if red else 1)}")
+    elif q.get("limit_bytes") is not None and red:
+        # RED's byte mode counts limit_ in mean_pktsize_ units (red.cc).
+        mean = int(vars_.get("mean_pktsize_", 1000))
+        out.append(f"{limit} {max(1, q['limit_bytes'] // mean)}")
     elif q.get("limit_bytes") is not None:
-        # DropTail and RED in byte mode count limit_ in mean_pktsize_ units
-        # (drop-tail.cc: qib_ compares byteLength() with qlim_ * mean_pktsize_).
-        mean = int(q.get("mean_pktsize", 1000))
         out.append(f"{link} set queue-in-bytes_ true")
-        out.append(f"{link} set mean_pktsize_ {mean}")
-        out.append(f"$ns queue-limit $n({_q(a)}) $n({_q(b)}) {max(1, q['limit_bytes'] // mean)}")
-    for var, val in (q.get("vars") or {}).items():
+        out.append(f"{link} set mean_pktsize_ 1")
+        out.append(f"{limit} {q['limit_bytes'] + 1}")
+    for var, val in vars_.items():
         out.append(f"{link} set {var} {_num(val)}")
     return out
 
