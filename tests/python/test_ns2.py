@@ -89,7 +89,8 @@ def test_missing_ns_is_one_line(tmp_path):
     toml = tmp_path / "a.toml"
     toml.write_text(
         'name = "x"\n[topology]\nkind = "star"\nhosts = 3\nrate = "1Gbps"\ndelay = "25us"\n'
-        '[tcp]\nprofile = "ns2"\n[[workload]]\nkind = "incast"\nclient = "h0"\nsru = "10000B"\nrounds = 2\n'
+        '[tcp]\nprofile = "ns2"\n[[workload]]\nkind = "incast"\nclient = "h0"\n'
+        'sru = "10000B"\nrounds = 2\n'
     )
     env = dict(os.environ, FAIRLAB_NS="/nonexistent/ns")
     p = _cli("run", str(toml), "--backend", "ns2", env=env)
