@@ -196,6 +196,34 @@ proc fl_udp_send {id u size gap poisson stop} {
     $ns at [expr {$now + $next}] [list fl_udp_send $id $u $size $gap $poisson $stop]
 }
 
+# ---------------------------------------------------------------- series
+# Per-flow delivered bytes per bin (metrics.throughput_bin): every bin end
+# k * fl_bin, each flow's sink counter so far (a TCP sink's bytes_, wire
+# bytes with the SYN's 40; a LossMonitor's npkts_), printed when it moved
+# as "FL series k id counter" where k is the bin that just ended.
+# python/fairlab/ns2/run.py turns the counters into payload per bin.
+proc fl_series_sample {k} {
+    global fl_flows fl_ser_last
+    foreach f $fl_flows {
+        lassign $f id agent sink
+        if {[lindex [split [$agent info class] /] end] == "UDP"} {
+            set c [$sink set npkts_]
+        } else {
+            set c [$sink set bytes_]
+        }
+        if {![info exists fl_ser_last($id)] || $fl_ser_last($id) != $c} {
+            set fl_ser_last($id) $c
+            puts [format "FL series %d %d %d" $k $id $c]
+        }
+    }
+}
+
+proc fl_series_tick {k} {
+    global ns fl_bin
+    fl_series_sample [expr {$k - 1}]
+    $ns at [expr {($k + 1) * $fl_bin}] [list fl_series_tick [expr {$k + 1}]]
+}
+
 # ---------------------------------------------------------------- end
 proc fl_workload_done {w t} {
     global fl_open
@@ -205,7 +233,13 @@ proc fl_workload_done {w t} {
 }
 
 proc fl_finish {} {
-    global ns fl_flows fl_ports fl_flow_end fl_flow_start
+    global ns fl_flows fl_ports fl_flow_end fl_flow_start fl_bin
+    # The last (maybe partial) bin: the one the end falls in, or the one it
+    # closes when the end is a bin's end.
+    if {[info exists fl_bin]} {
+        set k [expr {int(ceil([$ns now] / $fl_bin - 1e-9)) - 1}]
+        fl_series_sample [expr {$k < 0 ? 0 : $k}]
+    }
     puts [format "FL end %.12g" [$ns now]]
     foreach f $fl_flows {
         lassign $f id agent sink

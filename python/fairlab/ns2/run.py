@@ -91,10 +91,19 @@ def run_script(text: str, time_limit_s: float = DEFAULT_TIME_LIMIT_S) -> tuple[l
 
 
 def parse(lines: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {"rounds": [], "flows": {}, "ports": [], "wdone": {}, "end": 0.0}
+    out: dict[str, Any] = {
+        "rounds": [],
+        "flows": {},
+        "ports": [],
+        "wdone": {},
+        "end": 0.0,
+        "series": [],
+    }
     for ln in lines:
         f = ln.split()
-        if f[0] == "round":
+        if f[0] == "series":
+            out["series"].append((int(f[1]), int(f[2]), int(f[3])))
+        elif f[0] == "round":
             w, r, s, e, b, last, to = f[1:8]
             out["rounds"].append(
                 {
@@ -209,6 +218,60 @@ def _flow_rows(plan: dict, raw: dict, run_end: float) -> list[dict]:
     return rows
 
 
+def _series_rows(plan: dict, raw: dict) -> list[dict]:
+    """The flow_series table as the simulator fills it: per flow, the
+    payload bytes delivered in each bin k (t_s = k * bin, the bin's start)
+    and their rate, from bin 0 to the flow's last bin with a delivery
+    (none for a flow that delivered nothing).
+
+    The harness prints a flow's sink counter at each bin end where it
+    moved: a TCP sink's bytes_ (packetSize_ + 40 per packet and the SYN's
+    40, as in the flows table, counted back to packetSize_ per packet), a
+    LossMonitor's packets (packet_bytes each)."""
+    bin_s = plan.get("throughput_bin_s")
+    if bin_s is None:
+        return []
+    ids = script.flow_ids(plan)
+    # Per flow: (bytes per unit of its counter, header bytes per packet);
+    # a TCP sink counts the SYN's 40 bytes and packetSize_ + 40 per packet.
+    unit: dict[int, tuple[int, int]] = {}
+    for w, wl in enumerate(plan["workloads"]):
+        tcp = plan["tcp"][wl["tcp"]] if wl.get("tcp") is not None else None
+        if tcp is None:
+            u = (int(wl["packet_bytes"]), -1)
+        else:
+            u = (int(tcp["vars"].get("packetSize_", 1000)), script.HEADER_BYTES)
+        for fid in ids[w]:
+            unit[fid] = u
+
+    def conv(fid: int, counter: int) -> int:
+        size, h = unit[fid]
+        if h < 0:  # LossMonitor: packets
+            return counter * size
+        return max(0, counter - h) // (size + h) * size
+
+    per_flow: dict[int, dict[int, int]] = {}
+    last: dict[int, int] = {}
+    for k, fid, counter in raw["series"]:
+        if fid not in unit:
+            continue
+        now = conv(fid, counter)
+        d = now - last.get(fid, 0)
+        last[fid] = now
+        if d:
+            bins = per_flow.setdefault(fid, {})
+            bins[k] = bins.get(k, 0) + d
+    rows = []
+    for fid in sorted(per_flow):
+        bins = per_flow[fid]
+        for k in range(max(bins) + 1):
+            b = bins.get(k, 0)
+            rows.append(
+                {"t_s": k * bin_s, "flow_id": fid, "bytes": b, "throughput_bps": b * 8 / bin_s}
+            )
+    return rows
+
+
 def _round_rows(plan: dict, raw: dict) -> list[dict]:
     rows = []
     for rd in raw["rounds"]:
@@ -231,6 +294,24 @@ def _round_rows(plan: dict, raw: dict) -> list[dict]:
     return rows
 
 
+def _unwrap_bytes(b: int, pkts: int, biggest: int) -> int:
+    """A queue monitor's byte count as it was before 32 bits wrapped it.
+
+    ns-2 2.35 keeps barrivals_, bdepartures_ and bdrops_ in a C `int`
+    (queue-monitor.h): past 2^31 bytes (a 100 Mb/s port busy for 172 s)
+    the count wraps. Its packet counts do not wrap at these sizes, and every
+    packet is 40 bytes (an ACK or SYN) up to `biggest`: the true count is the
+    one of b + k 2^32 in [40 pkts, biggest pkts], unique while (biggest -
+    40) pkts < 2^32."""
+    lo = script.HEADER_BYTES * pkts
+    true = b % 2**32
+    while true < lo:
+        true += 2**32
+    if true > biggest * pkts:  # not a wrap of a plausible count: left as read
+        return b
+    return true
+
+
 def _port_rows(plan: dict, raw: dict) -> list[dict]:
     kinds = {n["name"]: n["kind"] for n in plan["nodes"]}
     limits = {}
@@ -242,9 +323,18 @@ def _port_rows(plan: dict, raw: dict) -> list[dict]:
                 else f"{q.get('limit_bytes')}B"
             )
             limits[(x, y)] = f"{q['kind']}({lim})"
+    # The largest packet of the run, for unwrapping the monitors' byte counts.
+    biggest = max(
+        [int(t["vars"].get("packetSize_", 1000)) + script.HEADER_BYTES for t in plan["tcp"]]
+        + [int(w["packet_bytes"]) for w in plan["workloads"] if w["kind"] == "udp"]
+        + [script.HEADER_BYTES]
+    )
     rows = []
     for p in raw["ports"]:
         key = (p["node"], p["peer"])
+        p = dict(p)
+        for b, k in (("arr_b", "arr_p"), ("dep_b", "dep_p"), ("drop_b", "drop_p")):
+            p[b] = _unwrap_bytes(p[b], p[k], biggest)
         rows.append(
             {
                 "node": p["node"],
@@ -323,12 +413,15 @@ def tables_from(plan: dict, raw: dict, seed: int, wall: float) -> tuple[dict, di
     flows = _flow_rows(plan, raw, run_end)
     rounds = _round_rows(plan, raw)
     ports = _port_rows(plan, raw)
+    series = _series_rows(plan, raw)
     tables = {
         "flows": tb.frame(flows, tb.FLOW_COLUMNS),
         "rounds": tb.frame(rounds, tb.ROUND_COLUMNS),
         "ports": tb.frame(ports, tb.PORT_COLUMNS),
+        "flow_series": tb.frame(series, tb.FLOW_SERIES_COLUMNS),
     }
-    h = hashlib.sha256(json.dumps([flows, rounds, ports], default=str).encode()).hexdigest()
+    hashed: list[Any] = [flows, rounds, ports] + ([series] if series else [])
+    h = hashlib.sha256(json.dumps(hashed, default=str).encode()).hexdigest()
     summary = _summary(plan, seed, rounds, flows, ports, run_end, wall, "ns2-" + h[:16])
     return tables, summary
 

@@ -252,6 +252,11 @@ def write(plan: dict[str, Any], seed: int, ack_first: bool = True) -> str:
             lines.append("incr fl_open -1")
         else:  # the lowering refuses every other kind
             raise ValueError(f"workload[{w}].kind: {k!r} is not lowered to ns-2")
+    bin_s = plan.get("throughput_bin_s")
+    if bin_s is not None:
+        # Every flow's sink sampled at every bin end (harness: fl_series_tick).
+        lines.append(f"set fl_bin {_num(float(bin_s))}")
+        lines.append(f"$ns at {_num(float(bin_s))} {{fl_series_tick 1}}")
     dur = plan.get("duration_s")
     if dur is not None:
         lines.append(f"$ns at {_num(float(dur))} fl_finish")
