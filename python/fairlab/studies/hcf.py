@@ -59,8 +59,23 @@ HOST_MODELS: list[tuple[str, dict[str, Any]]] = [
 ]
 
 
+#: ns-2's own Agent/TCP/Newreno as the `ns2` host runs it (tcp.profile
+#: "ns2": its defaults, 10 ms tcpTick_, Karn's rule, windowInit_ 2, minrto_
+#: 200 ms), with the baseline's 1500-byte packets (packetSize_ 1460 + 40 of
+#: headers) and ns-2's default window of 20 packets (window_ 20).
+NS2_LONG_TCP: dict[str, Any] = {
+    "profile": "ns2",
+    "cc": "newreno",
+    "mss": f"{MSS}B",
+    "receive_window": f"{20 * MSS}B",
+}
+
+
 def host_tcp(overrides: dict[str, Any] | None = None) -> dict[str, Any]:
-    """HOST_TCP with `overrides`; a granularity drops the jiffy rate."""
+    """HOST_TCP with `overrides`; a granularity drops the jiffy rate. An
+    `ns2` profile is ns-2's agent on its own defaults: the overrides alone."""
+    if (overrides or {}).get("profile") == "ns2":
+        return dict(overrides or {})
     tcp = dict(HOST_TCP)
     tcp.update(overrides or {})
     if tcp.get("resolution") != "jiffy":
@@ -176,7 +191,14 @@ def long_flow_metrics(
     util = bn["deq_bytes"] * 8 / (duration_s * 100e6)
     jain = pkts.sum() ** 2 / (len(pkts) * (pkts**2).sum()) if pkts.sum() > 0 else 0.0
     silence = flows["longest_silence_s"].iloc[:n_long]
+    # What a backend does not count is -1 (ns-2: reordering, timeout
+    # retransmissions at the port): NaN here, never a number.
+    reordered = float(bn["reordered_pkts"]) if bn["reordered_pkts"] >= 0 else np.nan
+    rtx, rtx_drops = bn["timeout_rtx_pkts"], bn["timeout_rtx_drops"]
+    rtx_pct = 100 * rtx_drops / max(rtx, 1) if min(rtx, rtx_drops) >= 0 else np.nan
     return {
+        # The long flows' payload over the window (Mb/s).
+        "goodput_mbps": float(per_flow.sum() * 8 / window_s / 1e6),
         "variance": float(np.var(pkts)),
         "starved_pct": float((pkts == 0).mean() * 100),
         "jain": float(jain),
@@ -184,11 +206,9 @@ def long_flow_metrics(
         "mean_pkts": float(pkts.mean()),
         "longest_starvation_median_s": float(silence.median()),
         "longest_starvation_max_s": float(silence.max()),
-        "reordered_pkts": int(bn["reordered_pkts"]),
+        "reordered_pkts": reordered if np.isnan(reordered) else int(reordered),
         # What starves a flow: losing the lone segment its timeout resends.
-        "timeout_rtx_drop_pct": float(
-            100 * bn["timeout_rtx_drops"] / max(bn["timeout_rtx_pkts"], 1)
-        ),
+        "timeout_rtx_drop_pct": float(rtx_pct),
     }
 
 
@@ -287,6 +307,61 @@ def baseline_tasks(scale: Scale = FULL, tcp: dict[str, Any] | None = None) -> li
 def summarize_baseline(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
     df = _long_rows(tasks, results, keep_flows=True)
     return Summary(df[_BASELINE_COLS].reset_index(drop=True), df)
+
+
+#: Seeds of the baseline's FIFO run on ns-2's agent: a seed draws the UDP
+#: arrivals (ns-2: its own RNG, fairlab: the simulator's), so the two
+#: backends' runs of one seed are two samples, not one run twice.
+NS2_BASELINE_SEEDS = (1, 2, 3)
+_NS2_BASELINE_COLS = [
+    "discipline",
+    "seed",
+    "goodput_mbps",
+    "variance",
+    "starved_pct",
+    "jain",
+    "utilization",
+    "timeouts_per_flow",
+    "retransmits_per_flow",
+    "bottleneck_drops",
+]
+
+
+def baseline_ns2_tasks(
+    scale: Scale = FULL, seeds: Sequence[int] = NS2_BASELINE_SEEDS
+) -> list[Task]:
+    """Section V-B's FIFO baseline on ns-2's own Agent/TCP/Newreno
+    (NS2_LONG_TCP): the run ns-2 2.35 can make, on fairlab's `ns2` host and
+    on real ns-2 alike. HCF is not lowered to ns-2 (no HCF queue there)."""
+    return [
+        _long_task(
+            "baseline-ns2",
+            "droptail",
+            Scale(scale.flows, scale.duration, scale.window, s),
+            {"seed": s},
+            tcp=NS2_LONG_TCP,
+        )
+        for s in seeds
+    ]
+
+
+def summarize_baseline_ns2(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
+    """The baseline's metrics per seed, every one a float (so that seed and
+    discipline alone key the comparison of two backends), with the long
+    flows' timeouts and retransmissions and the bottleneck's drops."""
+    df = _long_rows(tasks, results, keep_flows=True)
+    tos, rex, drops = [], [], []
+    for t, r in zip(tasks, results, strict=True):
+        n = t.labels["n_flows"]
+        f = r.flows.iloc[:n]
+        tos.append(float(f["timeouts"].mean()))
+        rex.append(float(f["retransmits"].mean()))
+        p = r.ports
+        bn = p[(p["node"] == "swL") & (p["peer"] == "swR")].iloc[0]
+        drops.append(float(bn["drop_pkts"]))
+    df["timeouts_per_flow"], df["retransmits_per_flow"] = tos, rex
+    df["bottleneck_drops"] = drops
+    return Summary(df[_NS2_BASELINE_COLS].reset_index(drop=True), df)
 
 
 #: The sweeps of HCF's parameters and of the buffer: experiment name ->
@@ -497,7 +572,12 @@ def incast_experiment_tasks(fixed_flow: bool, quick: bool) -> list[Task]:
     series on three seeds and both extras; quick, the paper's series at three
     server counts, 3 rounds, seed 1."""
     if quick:
-        return incast_tasks([1, 4, 64 if fixed_flow else 32], 3, 1, fixed_flow=fixed_flow)
+        few = [1, 4, 64 if fixed_flow else 32]
+        return [
+            t
+            for series in (PAPER_SERIES, NS2_SERIES)
+            for t in incast_tasks(few, 3, 1, fixed_flow=fixed_flow, series=series)
+        ]
     servers = FIXED_SERVERS if fixed_flow else INCAST_SERVERS
     return [
         t
@@ -515,6 +595,11 @@ def summarize_incast(tasks: Sequence[Task], results: Sequence[Result]) -> Summar
     """Per run (samples) and per series, discipline and N over the seeds
     (table): block goodput, timeouts by cause, the bottleneck's drops and
     where HCF took them, and the longest starvation (Fig. 3)."""
+
+    def known(x: Any) -> float:
+        """A count a backend may not keep (ns-2: -1) as a float, NaN if unknown."""
+        return float(x) if x >= 0 else np.nan
+
     rows = []
     for t, r in zip(tasks, results, strict=True):
         s = r.summary
@@ -524,16 +609,18 @@ def summarize_incast(tasks: Sequence[Task], results: Sequence[Result]) -> Summar
                 **t.labels,
                 "goodput_mbps": s["incast_goodput_bps"] / 1e6,
                 "timeouts": s["total_timeouts"],
-                "to_lost_retransmission": s["timeouts_retransmission"],
-                "to_block_tail": s["timeouts_tail"],
-                "to_whole_window": s["timeouts_window"],
+                "timeouts_per_round": s["total_timeouts"] / max(s["rounds_completed"], 1),
+                "to_lost_retransmission": known(s["timeouts_retransmission"]),
+                "to_block_tail": known(s["timeouts_tail"]),
+                "to_whole_window": known(s["timeouts_window"]),
                 "drops": int(b["drop_pkts"]),
                 # HCF: arrivals without credit dropped while HP had room for
                 # them, and arrivals with credit dropped (HP and LP full).
                 "drops_hp_room": int(b["hcf_room_drops"]),
                 "drops_with_credit": int(b["hcf_credit_drops"]),
-                "drops_timeout_rtx": int(b["timeout_rtx_drops"]),
-                "peak_pkts": int(b["max_pkts"]),
+                "drops_timeout_rtx": known(b["timeout_rtx_drops"]),
+                # A float, so that it never keys a comparison of backends.
+                "peak_pkts": known(b["max_pkts"]),
                 "max_starvation_s": float(r.flows["longest_silence_s"].max()),
                 # How evenly the timeouts fall on the flows (Section V-A1:
                 # HCF "balances the timeouts"): their spread over the flows,
@@ -551,6 +638,7 @@ def summarize_incast(tasks: Sequence[Task], results: Sequence[Result]) -> Summar
             goodput_min=("goodput_mbps", "min"),
             goodput_max=("goodput_mbps", "max"),
             timeouts=("timeouts", "mean"),
+            timeouts_per_round=("timeouts_per_round", "mean"),
             to_lost_retransmission=("to_lost_retransmission", "mean"),
             to_block_tail=("to_block_tail", "mean"),
             to_whole_window=("to_whole_window", "mean"),
@@ -723,6 +811,23 @@ BASELINE_PUBLISHED = [
         claim="FIFO: the median flow's longest starvation exceeds 20 s; HCF: below 20 s",
         check=lambda t: _starvation_check(t),
     ),
+]
+
+
+#: The paper's FIFO numbers against the FIFO run on ns-2's NewReno agent:
+#: the paper's own simulator (Section V: "an NS2 simulator"), whose scripts
+#: are not published; the agent's settings are ns-2's defaults.
+BASELINE_NS2_PUBLISHED = [
+    p for p in _baseline_published(what="ns-2 NewReno agent, ") if p.row["discipline"] == "fifo"
+] + [
+    Published(
+        "ns-2 NewReno agent, FIFO: bottleneck utilization",
+        "stated in the text, Section III-C (near-100 %)",
+        {"discipline": "fifo"},
+        "utilization",
+        1.0,
+        tolerance=UTIL_TOL,
+    )
 ]
 
 
@@ -1202,6 +1307,35 @@ def plot_baseline(summary: Summary, published: Sequence[Published]) -> Figure:
     return fig
 
 
+def plot_baseline_ns2(summary: Summary, published: Sequence[Published]) -> Figure:
+    """FIFO on ns-2's agent: packets per flow in the final window, per seed,
+    and the variance and starved share beside the paper's."""
+    df = summary.extra
+    fig, (a1, a2, a3) = _figure(3, 14)
+    for _, r in df.iterrows():
+        s, n = r["per_flow_series"], r["n_flows"]
+        last = s[(s["t_s"] >= r["duration_s"] - r["window_s"] - 1e-9) & (s["flow_id"] < n)]
+        pkts = last.groupby("flow_id")["bytes"].sum().reindex(range(n), fill_value=0) / MSS
+        a1.hist(pkts, bins=30, alpha=0.5, label=f"seed {r['seed']}")
+    a1.set_title(f"FIFO, ns-2 agent: packets per flow in the final {df['window_s'].iloc[0]:g} s")
+    a1.set_xlabel("packets delivered per flow (1460 B)")
+    a1.set_ylabel("flows")
+    pub = {p.metric: p.value for p in published if p.value is not None}
+    for ax, metric, title in (
+        (a2, "variance", "unfairness (pkt²)"),
+        (a3, "starved_pct", "flows starved in T (%)"),
+    ):
+        ax.bar([str(x) for x in df["seed"]], df[metric], label="fairlab, ns2 host")
+        if metric in pub:
+            ax.axhline(pub[metric], ls="--", color="k", label="paper")
+        ax.set_title(title)
+        ax.set_xlabel("seed")
+    for a in (a1, a2, a3):
+        a.grid(True, alpha=0.3)
+        a.legend()
+    return fig
+
+
 def plot_sweep(parameter: str, label: str):
     """Unfairness (variance) and starvation against one parameter, per
     discipline; a FIFO reference run at the baseline ("baseline" value) is a
@@ -1461,6 +1595,36 @@ EXPERIMENTS = [
         "published figure lies inside the seed-to-seed spread of the synchronized-timeout "
         "mechanism (docs/hcf.md).",
     ),
+    Experiment(
+        name="baseline-ns2",
+        reproduces="Section V-B's FIFO baseline on ns-2's own NewReno agent (the paper's "
+        "simulator), on fairlab's ns2 host and on real ns-2 2.35",
+        setup=_setup()
+        .replace(" Seed 1.", "")
+        .replace(
+            "The TCP host is a Linux 2.4-era stack: min RTO 200 ms on a shared 10 ms jiffy "
+            "clock, RFC 7323 timestamps (docs/hcf.md, 'Why this host').",
+            "FIFO only. The TCP host is ns-2's Agent/TCP/Newreno with TCPSink on ns-2 2.35's "
+            'defaults (tcp.profile = "ns2": 10 ms tcpTick_, timers not aligned, Karn\'s '
+            "rule, windowInit_ 2, minrto_ 200 ms, maxrto_ 60 s, window_ 20) and packetSize_ "
+            "1460 (1500-byte packets), its SYN a 40-byte packet.",
+        )
+        + " Seeds "
+        + ", ".join(map(str, NS2_BASELINE_SEEDS))
+        + " (they draw the UDP arrivals). `fairlab reproduce hcf --experiment baseline-ns2 "
+        "--backend ns2` runs the same scenarios on real ns-2 (docs/hcf.md, 'ns-2 2.35 beside "
+        "fairlab').",
+        tasks=lambda quick: baseline_ns2_tasks(
+            _scale(quick), (1,) if quick else NS2_BASELINE_SEEDS
+        ),
+        summarize=summarize_baseline_ns2,
+        published=BASELINE_NS2_PUBLISHED,
+        quick=_QUICK_LONG + ", seed 1",
+        plot=plot_baseline_ns2,
+        notes="Extra to the baseline, whose host stays the one the published pair needs: "
+        "this is the paper's simulator's default agent. See docs/hcf.md, 'ns-2 2.35 beside "
+        "fairlab'.",
+    ),
     _sweep_experiment(
         "buffer",
         "buffer B (packets)",
@@ -1533,7 +1697,7 @@ EXPERIMENTS = [
         tasks=lambda quick: incast_experiment_tasks(False, quick),
         summarize=summarize_incast,
         published=INCAST_PUBLISHED,
-        quick="N = 1, 4, 32, 3 rounds, seed 1, no extra series",
+        quick="N = 1, 4, 32, 3 rounds, seed 1, the paper's series and the ns-2 agent's",
         plot=plot_incast,
         notes=INCAST_NOTES,
     ),
@@ -1547,7 +1711,7 @@ EXPERIMENTS = [
         tasks=lambda quick: incast_experiment_tasks(True, quick),
         summarize=summarize_incast,
         published=INCAST_FIXED_PUBLISHED,
-        quick="N = 1, 4, 64, 3 rounds, seed 1, no extra series",
+        quick="N = 1, 4, 64, 3 rounds, seed 1, the paper's series and the ns-2 agent's",
         plot=plot_incast_fixed,
         notes=INCAST_FIXED_NOTES,
     ),
