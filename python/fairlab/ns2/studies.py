@@ -207,6 +207,8 @@ def three_way(o: Outcome) -> pd.DataFrame:
         if a["verdict"] == "qualitative":
             continue
         f, n = a["fairlab"], b["fairlab"]
+        if math.isnan(f) and math.isnan(n):
+            continue  # a row neither ran (quick mode)
         rows.append(
             {
                 "row": a["row"],
