@@ -141,6 +141,8 @@ pub struct TcpSettings {
     pub handshake: bool,
     pub backoff_restarts_srtt: bool,
     pub max_backoff: u32,
+    /// ns-2's window reduction (`TcpConfig::halve_window`); `ns2` only.
+    pub halve_window: bool,
     pub pacing: Pacing,
     /// TCP Small Queues: the most bytes of one socket in its host's qdisc
     /// and ring before it stops sending new data (None: off).
@@ -327,6 +329,8 @@ impl ProfileName {
                 backoff_restarts_srtt: false,
                 // RFC 6298 (5.5): double up to max_rto.
                 max_backoff: 0,
+                // RFC 5681 (3.1) eq. (4): half the FlightSize.
+                halve_window: false,
                 // No host of the incast era paced (fq and TCP pacing came
                 // with Linux 3.12, 2013).
                 pacing: Pacing::OFF,
@@ -389,6 +393,8 @@ impl ProfileName {
                 handshake: false,
                 // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
                 backoff_restarts_srtt: true,
+                // tcp.cc slowdown(): ssthresh = min(cwnd_, window_) / 2.
+                halve_window: true,
                 ..ProfileName::Rfc.settings()
             },
             // docs/model.md, "Host profiles": each value and where it comes from.

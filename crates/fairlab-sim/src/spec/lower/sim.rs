@@ -84,6 +84,7 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         max_retransmits: s.max_retransmits,
         backoff_restarts_srtt: s.backoff_restarts_srtt,
         max_backoff: s.max_backoff,
+        halve_window: s.halve_window,
         pacing: Pacing {
             enabled: s.pacing.enabled,
             ss_ratio: s.pacing.ss_ratio,

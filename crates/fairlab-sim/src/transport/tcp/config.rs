@@ -148,6 +148,17 @@ pub struct TcpConfig {
     /// whose rtt_backoff() doubles while `t_backoff_ < 64 || rfc2988_`).
     /// ns-2.30's rtt_backoff() stops at 64 (`if (t_backoff_ < 64)`).
     pub max_backoff: u32,
+    /// ns-2's window reduction (tcp/tcp.cc `TcpAgent::slowdown()` with
+    /// `CLOSE_SSTHRESH_HALF`, `precision_reduce_` on, `decrease_num_` 0.5),
+    /// for Reno and NewReno: a fast retransmit or a timeout sets ssthresh =
+    /// max(2, floor(min(cwnd, rwnd) / 2)) segments, half the window in
+    /// force (`windowd()`, without fast recovery's inflation) rather than
+    /// RFC 5681's max(FlightSize / 2, 2 SMSS); a fast retransmit sets cwnd
+    /// to that half unrounded (`CLOSE_CWND_HALF`, at least one segment),
+    /// SACK recovery included. After a timeout cwnd is one segment, so a
+    /// second timeout in a row gives ssthresh 2 (where FlightSize, still
+    /// the old window after go-back-N, gives half of it again).
+    pub halve_window: bool,
     /// Linux's TCP pacing (docs/tcp-family.md, "Pacing"); off in every
     /// profile.
     pub pacing: Pacing,
@@ -307,6 +318,7 @@ impl Profile {
                 max_retransmits: 15,
                 backoff_restarts_srtt: false,
                 max_backoff: 0,
+                halve_window: false,
                 pacing: Pacing::OFF,
                 small_queues: None,
             },
@@ -358,6 +370,8 @@ impl Profile {
                 max_retransmits: 255,
                 // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
                 backoff_restarts_srtt: true,
+                // slowdown(): half of min(cwnd_, window_).
+                halve_window: true,
                 ..Profile::Rfc.config()
             },
             // spec/tcp.rs says where each value comes from.

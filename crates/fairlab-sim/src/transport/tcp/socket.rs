@@ -347,6 +347,26 @@ impl TcpSocket {
         self.cfg.mss as u64
     }
 
+    /// Whether losses halve the window as ns-2's `slowdown()` does
+    /// (`halve_window`; ns-2's agents are Reno and NewReno).
+    #[inline]
+    fn halves_window(&self) -> bool {
+        self.cfg.halve_window && matches!(self.cfg.cc, CcKind::Reno | CcKind::NewReno)
+    }
+
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF|...)` (tcp/tcp.cc, with
+    /// `precision_reduce_` on and `decrease_num_` 0.5): `halfwin =
+    /// windowd() / 2`, `windowd()` being min(cwnd_, wnd_) (tcp-reno.cc adds
+    /// `dupwnd_`, zero when slowdown() runs: fast retransmit starts outside
+    /// recovery and RenoTcpAgent::timeout() clears it first); `ssthresh_ =
+    /// (int) halfwin`, at least 2. Returns (ssthresh, halfwin) in bytes.
+    fn ns2_halves(&self) -> (u64, u64) {
+        let mss = self.mss();
+        let win = self.cwnd.min(self.peer_wnd as u64);
+        let half = win / 2;
+        ((half / mss).max(2) * mss, half)
+    }
+
     /// The window as the congestion controller sees it.
     #[inline]
     fn window(&self) -> Window {
@@ -1178,7 +1198,7 @@ impl TcpSocket {
         let mss = self.mss();
         if self.in_recovery {
             // RFC 5681 (3.2) step 4: inflate by one SMSS per further
-            // duplicate ACK, and send if the window allows.
+            // duplicate ACK, and send if the window allows (ns-2's `++dupwnd_`).
             self.cwnd += mss;
             self.try_send(now, out);
         } else if self.dupacks < self.cfg.dupack_threshold {
@@ -1203,15 +1223,25 @@ impl TcpSocket {
             // NewReno with recover_check off (ns-2's bugFix_ false).
             if self.recovery_kind == Recovery::Reno || !self.cfg.recover_check || ack > self.recover
             {
-                let flight = self.snd_max - self.snd_una;
-                self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+                // RFC 5681 (3.2) step 2 (ssthresh), and the cwnd recovery
+                // starts from before the inflation: ssthresh, or ns-2's
+                // `CLOSE_CWND_HALF` halfwin (at least one segment).
+                let base = if self.halves_window() {
+                    let (ssthresh, half) = self.ns2_halves();
+                    self.ssthresh = ssthresh;
+                    half.max(mss)
+                } else {
+                    let flight = self.snd_max - self.snd_una;
+                    self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+                    self.ssthresh
+                };
                 self.recover = self.snd_max;
                 self.in_recovery = true;
                 self.first_partial_ack = true;
                 self.stats.fast_retransmits += 1;
                 self.retransmit_first(now, out);
                 // RFC 5681 (3.2) step 3: cwnd = ssthresh + 3*SMSS.
-                self.cwnd = self.ssthresh + self.cfg.dupack_threshold as u64 * mss;
+                self.cwnd = base + self.cfg.dupack_threshold as u64 * mss;
             }
         }
     }
@@ -1230,11 +1260,19 @@ impl TcpSocket {
         if !lost || (self.cfg.recover_check && self.snd_una <= self.recover) {
             return;
         }
-        // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = reduced.
+        // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = reduced
+        // (with halve_window: tcp-sack1.cc's slowdown(CLOSE_SSTHRESH_HALF|
+        // CLOSE_CWND_HALF), see ns2_halves).
         let flight = self.snd_max - self.snd_una;
         self.recover = self.snd_max;
-        self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
-        self.cwnd = self.ssthresh.max(mss);
+        if self.halves_window() {
+            let (ssthresh, half) = self.ns2_halves();
+            self.ssthresh = ssthresh;
+            self.cwnd = half.max(mss);
+        } else {
+            self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+            self.cwnd = self.ssthresh.max(mss);
+        }
         self.in_recovery = true;
         self.stats.fast_retransmits += 1;
         // (4.3) Retransmit the first segment presumed dropped, regardless of cwnd.
@@ -1501,10 +1539,17 @@ impl TcpSocket {
         let fresh = !self.in_recovery
             && self.snd_una >= self.ecn_recover
             && (self.snd_una >= self.recover || self.consecutive_timeouts == 1);
-        // RFC 5681 (3.1) eq. (4), then the loss window of one segment.
-        self.ssthresh = self
-            .cc
-            .ssthresh_after_timeout(&self.window(), flight, now, fresh);
+        // RFC 5681 (3.1) eq. (4), then the loss window of one segment. With
+        // halve_window, ns-2's timeout(): slowdown(CLOSE_SSTHRESH_HALF|
+        // CLOSE_CWND_RESTART), half of min(cwnd_, wnd_) (ns2_halves; cwnd_
+        // without the inflation, which RenoTcpAgent::timeout() clears) and
+        // cwnd_ = wnd_restart_ = 1.
+        self.ssthresh = if self.halves_window() {
+            self.ns2_halves().0
+        } else {
+            self.cc
+                .ssthresh_after_timeout(&self.window(), flight, now, fresh)
+        };
         self.cwnd = self.mss();
         // RFC 6582 (3.2) step 1 after a timeout: remember the highest byte sent.
         self.recover = self.snd_max;

@@ -1053,3 +1053,122 @@ fn local_congestion_reduces_the_window_once_without_resending() {
     assert!(out.is_empty(), "nothing sent again");
     assert_eq!(s.snd_nxt(), seg(10));
 }
+
+/// The `ns2` profile on this module's segments (1460 bytes, an initial
+/// window of 10, a microsecond clock, 200 ms min RTO).
+fn ns2() -> TcpConfig {
+    TcpConfig {
+        mss: MSS as u32,
+        receive_window: Bytes(64 << 10),
+        ..cfg()
+    }
+    .with_ns2_rules()
+}
+
+impl TcpConfig {
+    /// This configuration with the ns2 profile's ns-2 rules and defaults
+    /// that differ from `rfc` (limited transmit, no restart after idle).
+    fn with_ns2_rules(self) -> TcpConfig {
+        let n = Profile::Ns2.config();
+        TcpConfig {
+            halve_window: n.halve_window,
+            backoff_restarts_srtt: n.backoff_restarts_srtt,
+            limited_transmit: n.limited_transmit,
+            slow_start_after_idle: n.slow_start_after_idle,
+            ..self
+        }
+    }
+}
+
+#[test]
+fn ns2_a_second_timeout_in_a_row_halves_the_one_segment_window_to_ssthresh_two() {
+    // tcp.cc timeout(): slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)
+    // halves min(cwnd_, window_); after the first timeout cwnd_ is 1, so
+    // the second gives ssthresh_ 2. RFC 5681's FlightSize is still the ten
+    // segments of before the timeout (go-back-N resent only the first).
+    for halve in [true, false] {
+        let c = TcpConfig {
+            halve_window: halve,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        assert_eq!(data_seqs(&out).len(), 10);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        assert_eq!(s.ssthresh(), 5 * MSS, "first timeout, halve {halve}");
+        assert_eq!(s.cwnd(), MSS);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        assert_eq!(s.stats.timeouts, 2);
+        let want = if halve { 2 * MSS } else { 5 * MSS };
+        assert_eq!(s.ssthresh(), want, "second timeout, halve {halve}");
+    }
+}
+
+#[test]
+fn ns2_fast_retransmit_halves_cwnd_not_the_flight_limited_transmit_grew() {
+    // 10 segments out, 0 lost: two limited-transmit segments on the first
+    // two duplicates make the flight 12. ns-2's dupack_action():
+    // slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) halves cwnd_ (10):
+    // ssthresh_ 5, cwnd_ 5 and dupwnd_ 3. RFC 5681: FlightSize 12 / 2 = 6,
+    // cwnd 6 + 3.
+    for halve in [true, false] {
+        let c = TcpConfig {
+            halve_window: halve,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        out.clear();
+        for _ in 0..3 {
+            s.on_segment(Time::from_us(300), &ack(seg(0)), &mut out);
+        }
+        assert_eq!(data_seqs(&out), vec![seg(10), seg(11), seg(0)]);
+        let (ssthresh, cwnd) = if halve { (5, 8) } else { (6, 9) };
+        assert_eq!((s.ssthresh(), s.cwnd()), (ssthresh * MSS, cwnd * MSS));
+    }
+}
+
+#[test]
+fn ns2_the_halved_window_is_at_most_the_receivers() {
+    // min(cwnd_, wnd_): a cwnd grown past the advertised window is halved
+    // from the window.
+    let c = TcpConfig {
+        initial_window: 30,
+        ..ns2()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 40, &mut out);
+    // The peer advertises 8 segments from now on; 30 were sent.
+    let mut a = ack(seg(0));
+    a.wnd = 8 * MSS as u32;
+    s.on_segment(Time::from_us(300), &a, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    assert_eq!(s.ssthresh(), 4 * MSS);
+}
+
+#[test]
+fn ns2_sack_recovery_halves_cwnd_not_an_application_limited_flight() {
+    // tcp-sack1.cc: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) halves
+    // cwnd_ (10) however little is in flight (6 segments here): ssthresh_
+    // and cwnd_ 5. RFC 6675 (4.2) halves the FlightSize: 3.
+    for halve in [true, false] {
+        let c = TcpConfig {
+            sack: true,
+            halve_window: halve,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 6, &mut out);
+        assert_eq!(s.cwnd(), 10 * MSS);
+        let t = Time::from_us(200);
+        for i in 1..4 {
+            s.on_segment(t, &ack_sack(seg(0), &[(seg(1), seg(i + 1))]), &mut out);
+        }
+        assert!(s.in_recovery());
+        let want = if halve { 5 * MSS } else { 3 * MSS };
+        assert_eq!((s.ssthresh(), s.cwnd()), (want, want), "halve {halve}");
+    }
+}
