@@ -143,6 +143,8 @@ pub struct TcpSettings {
     pub max_backoff: u32,
     /// ns-2's window reduction (`TcpConfig::halve_window`); `ns2` only.
     pub halve_window: bool,
+    /// ns-2's fast recovery (`TcpConfig::ns2_recovery`); `ns2` only.
+    pub ns2_recovery: bool,
     pub pacing: Pacing,
     /// TCP Small Queues: the most bytes of one socket in its host's qdisc
     /// and ring before it stops sending new data (None: off).
@@ -331,6 +333,8 @@ impl ProfileName {
                 max_backoff: 0,
                 // RFC 5681 (3.1) eq. (4): half the FlightSize.
                 halve_window: false,
+                // RFC 5681 (3.2) and RFC 6582.
+                ns2_recovery: false,
                 // No host of the incast era paced (fq and TCP pacing came
                 // with Linux 3.12, 2013).
                 pacing: Pacing::OFF,
@@ -395,6 +399,8 @@ impl ProfileName {
                 backoff_restarts_srtt: true,
                 // tcp.cc slowdown(): ssthresh = min(cwnd_, window_) / 2.
                 halve_window: true,
+                // tcp-reno.cc, tcp-newreno.cc: recv(), dupack_action().
+                ns2_recovery: true,
                 ..ProfileName::Rfc.settings()
             },
             // docs/model.md, "Host profiles": each value and where it comes from.

@@ -85,6 +85,7 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         backoff_restarts_srtt: s.backoff_restarts_srtt,
         max_backoff: s.max_backoff,
         halve_window: s.halve_window,
+        ns2_recovery: s.ns2_recovery,
         pacing: Pacing {
             enabled: s.pacing.enabled,
             ss_ratio: s.pacing.ss_ratio,

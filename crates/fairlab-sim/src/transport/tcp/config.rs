@@ -159,6 +159,19 @@ pub struct TcpConfig {
     /// second timeout in a row gives ssthresh 2 (where FlightSize, still
     /// the old window after go-back-N, gives half of it again).
     pub halve_window: bool,
+    /// ns-2's Reno and NewReno fast recovery (tcp/tcp-reno.cc and
+    /// tcp/tcp-newreno.cc `recv()` and `dupack_action()`, `exitFastRetrans_`
+    /// true, `partial_window_deflation_` 1, `newreno_changes_` 0,
+    /// `exit_recovery_fix_` 0): fast retransmit restarts the timer and stops
+    /// timing a segment (`reset_rtx_timer(1,0)`); the inflation (`dupwnd_`)
+    /// is kept apart from cwnd, a partial ACK deflates it first; leaving
+    /// recovery drops the inflation and the ACK then opens cwnd as any new
+    /// ACK does (`recv_newack_helper()`), instead of RFC 6582's
+    /// min(ssthresh, FlightSize + SMSS) or RFC 5681's cwnd = ssthresh;
+    /// Reno too checks `recover` when `recover_check` is on (`bugFix_`).
+    /// (NewReno's `send_much(0, 0, 2)` in recovery is not modelled: there
+    /// an ACK opens at most one segment of room.)
+    pub ns2_recovery: bool,
     /// Linux's TCP pacing (docs/tcp-family.md, "Pacing"); off in every
     /// profile.
     pub pacing: Pacing,
@@ -319,6 +332,7 @@ impl Profile {
                 backoff_restarts_srtt: false,
                 max_backoff: 0,
                 halve_window: false,
+                ns2_recovery: false,
                 pacing: Pacing::OFF,
                 small_queues: None,
             },
@@ -372,6 +386,8 @@ impl Profile {
                 backoff_restarts_srtt: true,
                 // slowdown(): half of min(cwnd_, window_).
                 halve_window: true,
+                // tcp-reno.cc / tcp-newreno.cc recv() and dupack_action().
+                ns2_recovery: true,
                 ..Profile::Rfc.config()
             },
             // spec/tcp.rs says where each value comes from.

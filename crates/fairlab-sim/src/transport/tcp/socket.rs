@@ -178,6 +178,9 @@ pub struct TcpSocket {
     /// byte sent when recovery (or a timeout) began.
     recover: u64,
     first_partial_ack: bool,
+    /// With `ns2_recovery`: the part of cwnd that is fast recovery's
+    /// inflation (ns-2's `dupwnd_`), bytes; cwnd less this is ns-2's `cwnd_`.
+    dupwnd: u64,
     /// RFC 6675 HighRxt: one past the highest byte retransmitted in recovery.
     high_rxt: u64,
     scoreboard: Scoreboard,
@@ -258,6 +261,7 @@ impl TcpSocket {
             in_recovery: false,
             recover: 0,
             first_partial_ack: true,
+            dupwnd: 0,
             high_rxt: 0,
             scoreboard: Scoreboard::default(),
             rtt_timing: RttTiming::NONE,
@@ -362,7 +366,10 @@ impl TcpSocket {
     /// (int) halfwin`, at least 2. Returns (ssthresh, halfwin) in bytes.
     fn ns2_halves(&self) -> (u64, u64) {
         let mss = self.mss();
-        let win = self.cwnd.min(self.peer_wnd as u64);
+        let win = self
+            .cwnd
+            .saturating_sub(self.dupwnd)
+            .min(self.peer_wnd as u64);
         let half = win / 2;
         ((half / mss).max(2) * mss, half)
     }
@@ -1119,7 +1126,44 @@ impl TcpSocket {
             ca_open,
         };
         self.cc.on_packets_acked(&self.window(), &ev);
-        if self.in_recovery {
+        // Whether this ACK opens cwnd (outside recovery; with ns2_recovery
+        // also the ACK that ends it).
+        let mut open = !self.in_recovery;
+        if self.in_recovery && self.cfg.ns2_recovery && self.recovery_kind != Recovery::Sack {
+            if self.recovery_kind == Recovery::Reno || ack >= self.recover {
+                // tcp-reno.cc recv(): any new ACK ends Reno's recovery;
+                // tcp-newreno.cc recv(): one at or past `recover_`. Both
+                // drop the inflation (`dupwnd_ = 0`, exit_recovery_fix_ 0
+                // leaves cwnd_ as it is) and open cwnd_ in
+                // recv_newack_helper() → opencwnd().
+                self.cwnd = self.cwnd.saturating_sub(self.dupwnd).max(self.mss());
+                self.dupwnd = 0;
+                self.in_recovery = false;
+                open = true;
+            } else {
+                // tcp-newreno.cc partialnewack_helper(): newtimer() on the
+                // first partial ACK only (newreno_changes1_ 1); then
+                // partialnewack()'s deflation (partial_window_deflation_
+                // 1), the inflation first: `if (dupwnd_ > deflate) dupwnd_
+                // -= (deflate - 1); else { cwnd_ -= (deflate - dupwnd_);
+                // dupwnd_ = 1; }`, cwnd_ at least 1; then output() of the
+                // next hole.
+                if self.first_partial_ack {
+                    self.first_partial_ack = false;
+                    self.arm_rto(now);
+                }
+                let mss = self.mss();
+                let mut base = self.cwnd.saturating_sub(self.dupwnd);
+                if self.dupwnd > acked {
+                    self.dupwnd -= acked.saturating_sub(mss);
+                } else {
+                    base = base.saturating_sub(acked - self.dupwnd);
+                    self.dupwnd = mss;
+                }
+                self.cwnd = base.max(mss) + self.dupwnd;
+                self.retransmit_first(now, out);
+            }
+        } else if self.in_recovery {
             match self.recovery_kind {
                 Recovery::Reno => {
                     // RFC 5681 (3.2) step 6: the first ACK of new data ends
@@ -1158,7 +1202,8 @@ impl TcpSocket {
                 }
                 Recovery::Sack => {}
             }
-        } else if !ecn_reduced {
+        }
+        if open && !ecn_reduced {
             // (RFC 3168 (6.1.2): no increase on the ACK that carried ECE.)
             let grow = !self.cfg.cwnd_validation || self.cwnd_limited(flight_before);
             // DCTCP must see every ECE, even when the window may not grow.
@@ -1200,6 +1245,9 @@ impl TcpSocket {
             // RFC 5681 (3.2) step 4: inflate by one SMSS per further
             // duplicate ACK, and send if the window allows (ns-2's `++dupwnd_`).
             self.cwnd += mss;
+            if self.cfg.ns2_recovery {
+                self.dupwnd += mss;
+            }
             self.try_send(now, out);
         } else if self.dupacks < self.cfg.dupack_threshold {
             // RFC 3042 limited transmit: one new segment per duplicate ACK,
@@ -1221,8 +1269,10 @@ impl TcpSocket {
             // this ACK covers more than `recover` (not for losses of a window
             // a timeout already handled). Reno has no such guard, nor has
             // NewReno with recover_check off (ns-2's bugFix_ false).
-            if self.recovery_kind == Recovery::Reno || !self.cfg.recover_check || ack > self.recover
-            {
+            // ns-2's Reno checks it too (tcp-reno.cc dupack_action():
+            // `recovered || !bug_fix_ ...`).
+            let unguarded = self.recovery_kind == Recovery::Reno && !self.cfg.ns2_recovery;
+            if unguarded || !self.cfg.recover_check || ack > self.recover {
                 // RFC 5681 (3.2) step 2 (ssthresh), and the cwnd recovery
                 // starts from before the inflation: ssthresh, or ns-2's
                 // `CLOSE_CWND_HALF` halfwin (at least one segment).
@@ -1239,8 +1289,16 @@ impl TcpSocket {
                 self.in_recovery = true;
                 self.first_partial_ack = true;
                 self.stats.fast_retransmits += 1;
+                if self.cfg.ns2_recovery {
+                    // dupack_action()'s reset_rtx_timer(1,0) (tcp/tcp.cc):
+                    // set_rtx_timer() and `rtt_active_ = 0`.
+                    self.rtt_timing = RttTiming::NONE;
+                    self.arm_rto(now);
+                    self.dupwnd = self.cfg.dupack_threshold as u64 * mss;
+                }
                 self.retransmit_first(now, out);
-                // RFC 5681 (3.2) step 3: cwnd = ssthresh + 3*SMSS.
+                // RFC 5681 (3.2) step 3: cwnd = ssthresh + 3*SMSS (ns-2:
+                // `dupwnd_ = numdupacks_` on top of cwnd_).
                 self.cwnd = base + self.cfg.dupack_threshold as u64 * mss;
             }
         }
@@ -1550,6 +1608,7 @@ impl TcpSocket {
             self.cc
                 .ssthresh_after_timeout(&self.window(), flight, now, fresh)
         };
+        self.dupwnd = 0;
         self.cwnd = self.mss();
         // RFC 6582 (3.2) step 1 after a timeout: remember the highest byte sent.
         self.recover = self.snd_max;

@@ -1072,6 +1072,7 @@ impl TcpConfig {
         let n = Profile::Ns2.config();
         TcpConfig {
             halve_window: n.halve_window,
+            ns2_recovery: n.ns2_recovery,
             backoff_restarts_srtt: n.backoff_restarts_srtt,
             limited_transmit: n.limited_transmit,
             slow_start_after_idle: n.slow_start_after_idle,
@@ -1147,6 +1148,129 @@ fn ns2_the_halved_window_is_at_most_the_receivers() {
     let d = s.next_deadline().unwrap();
     s.on_timer(d, &mut out);
     assert_eq!(s.ssthresh(), 4 * MSS);
+}
+
+#[test]
+fn ns2_fast_retransmit_restarts_the_timer_and_stops_timing() {
+    // reset_rtx_timer(1,0) in dupack_action(): set_rtx_timer() and
+    // rtt_active_ = 0. RFC 6298 (5.1) leaves a running timer alone.
+    for ns2_recovery in [true, false] {
+        let c = TcpConfig {
+            ns2_recovery,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        let armed = s.next_deadline().unwrap();
+        let t = Time::from_ms(50);
+        for _ in 0..3 {
+            s.on_segment(t, &ack(seg(0)), &mut out);
+        }
+        assert!(s.in_recovery());
+        let d = s.next_deadline().unwrap();
+        if ns2_recovery {
+            assert_eq!(d, t + Time::from_ms(200));
+            assert!(s.rtt_timing.get().is_none());
+        } else {
+            assert_eq!(d, armed);
+        }
+    }
+}
+
+#[test]
+fn ns2_leaving_recovery_keeps_the_deflated_cwnd_and_opens_it() {
+    // tcp-newreno.cc recv(): an ACK at or past recover_ sets dupwnd_ = 0
+    // (exit_recovery_fix_ 0 leaves cwnd_) and recv_newack_helper() opens
+    // cwnd_: 5 segments in congestion avoidance (ssthresh_ 5) + 1/5. RFC
+    // 6582: min(ssthresh, max(FlightSize, SMSS) + SMSS) = 2 segments with
+    // nothing left in flight.
+    for ns2_recovery in [true, false] {
+        let c = TcpConfig {
+            ns2_recovery,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 12, &mut out);
+        for _ in 0..5 {
+            s.on_segment(Time::from_us(300), &ack(seg(0)), &mut out);
+        }
+        assert_eq!(s.cwnd(), 10 * MSS);
+        s.on_segment(Time::from_us(400), &ack(seg(12)), &mut out);
+        assert!(!s.in_recovery());
+        let want = if ns2_recovery {
+            5 * MSS + MSS * MSS / (5 * MSS)
+        } else {
+            2 * MSS
+        };
+        assert_eq!(s.cwnd(), want, "ns2_recovery {ns2_recovery}");
+    }
+}
+
+#[test]
+fn ns2_a_partial_ack_deflates_the_inflation_first_then_cwnd() {
+    // partialnewack(): 6 segments acked with dupwnd_ 3: cwnd_ -= 6 - 3 (5
+    // to 2), dupwnd_ = 1: the window, 3, is RFC 6582's 8 - 6 + 1. The full
+    // ACK then leaves cwnd_ 2, below ssthresh_ 5: slow start adds one.
+    let mut out = Vec::new();
+    let mut s = established(ns2(), 12, &mut out);
+    for _ in 0..3 {
+        s.on_segment(Time::from_us(300), &ack(seg(0)), &mut out);
+    }
+    out.clear();
+    s.on_segment(Time::from_us(400), &ack(seg(6)), &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(data_seqs(&out), vec![seg(6)]);
+    assert_eq!(s.cwnd(), 3 * MSS);
+    s.on_segment(Time::from_us(500), &ack(seg(12)), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd(), 3 * MSS);
+}
+
+#[test]
+fn ns2_reno_checks_recover_with_bugfix_and_reenters_without() {
+    // tcp-reno.cc dupack_action(): `if (recovered || (!bug_fix_ && !ecn_)
+    // ...) goto reno_action;` With bugFix_ (recover_check) duplicates of
+    // data sent before a timeout start no fast retransmit; without, every
+    // new run of three duplicate ACKs does.
+    for recover_check in [true, false] {
+        let c = TcpConfig {
+            cc: CcKind::Reno,
+            recover_check,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        let t = d + Time::from_us(50);
+        for _ in 0..3 {
+            s.on_segment(t, &ack(1), &mut out);
+        }
+        let first = if recover_check { 0 } else { 1 };
+        assert_eq!(
+            s.stats.fast_retransmits, first,
+            "recover_check {recover_check}"
+        );
+        // A new ACK, then a new run of three duplicates of it.
+        s.on_segment(t, &ack(seg(2)), &mut out);
+        for _ in 0..3 {
+            s.on_segment(t, &ack(seg(2)), &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, first + 1 - recover_check as u64);
+    }
+    // The rfc profile's Reno has no such check.
+    let c = TcpConfig {
+        cc: CcKind::Reno,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 30, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    for _ in 0..3 {
+        s.on_segment(d + Time::from_us(50), &ack(1), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
 }
 
 #[test]
