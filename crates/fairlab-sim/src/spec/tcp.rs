@@ -145,6 +145,8 @@ pub struct TcpSettings {
     pub halve_window: bool,
     /// ns-2's fast recovery (`TcpConfig::ns2_recovery`); `ns2` only.
     pub ns2_recovery: bool,
+    /// ns-2's restart after idle (`TcpConfig::idle_restart`); `ns2` only.
+    pub idle_restart: bool,
     pub pacing: Pacing,
     /// TCP Small Queues: the most bytes of one socket in its host's qdisc
     /// and ring before it stops sending new data (None: off).
@@ -335,6 +337,8 @@ impl ProfileName {
                 halve_window: false,
                 // RFC 5681 (3.2) and RFC 6582.
                 ns2_recovery: false,
+                // RFC 5681 (4.1) is slow_start_after_idle.
+                idle_restart: false,
                 // No host of the incast era paced (fq and TCP pacing came
                 // with Linux 3.12, 2013).
                 pacing: Pacing::OFF,
@@ -387,9 +391,8 @@ impl ProfileName {
                 granularity: Time::from_ms(10),
                 // singledup_ 1.
                 limited_transmit: true,
-                // An idle agent keeps its cwnd (tcp.cc: newtimer() cancels
-                // the timer once all is acked, so slow_start_restart_ never
-                // acts; QOption_ 0).
+                // ns-2 restarts after idle its own way (idle_restart
+                // below); QOption_ 0.
                 slow_start_after_idle: false,
                 // ns-2 never gives up.
                 max_retransmits: MAX_RETRANSMITS,
@@ -401,6 +404,8 @@ impl ProfileName {
                 halve_window: true,
                 // tcp-reno.cc, tcp-newreno.cc: recv(), dupack_action().
                 ns2_recovery: true,
+                // tcp.cc newtimer(), timeout(): slow_start_restart_ true.
+                idle_restart: true,
                 ..ProfileName::Rfc.settings()
             },
             // docs/model.md, "Host profiles": each value and where it comes from.

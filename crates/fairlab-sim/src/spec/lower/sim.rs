@@ -86,6 +86,7 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         max_backoff: s.max_backoff,
         halve_window: s.halve_window,
         ns2_recovery: s.ns2_recovery,
+        idle_restart: s.idle_restart,
         pacing: Pacing {
             enabled: s.pacing.enabled,
             ss_ratio: s.pacing.ss_ratio,

@@ -172,6 +172,16 @@ pub struct TcpConfig {
     /// (NewReno's `send_much(0, 0, 2)` in recovery is not modelled: there
     /// an ACK opens at most one segment of room.)
     pub ns2_recovery: bool,
+    /// ns-2's restart after idle (tcp/tcp.cc `newack()` → `newtimer()`, which
+    /// re-arms the retransmission timer on every new ACK, even one that
+    /// acknowledges everything, since `t_seqno_ > seqno` always holds there
+    /// with `timerfix_` on; and `timeout()` with `slow_start_restart_` and
+    /// `restart_bugfix_` on): the timer runs on while nothing is
+    /// outstanding, and when it fires cwnd becomes one segment (ssthresh
+    /// kept, no backoff, not counted as a timeout), and is armed again;
+    /// sending new data with nothing outstanding restarts it (`output()`'s
+    /// `force_set_rtx_timer`).
+    pub idle_restart: bool,
     /// Linux's TCP pacing (docs/tcp-family.md, "Pacing"); off in every
     /// profile.
     pub pacing: Pacing,
@@ -333,6 +343,7 @@ impl Profile {
                 max_backoff: 0,
                 halve_window: false,
                 ns2_recovery: false,
+                idle_restart: false,
                 pacing: Pacing::OFF,
                 small_queues: None,
             },
@@ -375,10 +386,10 @@ impl Profile {
                 granularity: Time::from_ms(10),
                 // singledup_ 1.
                 limited_transmit: true,
-                // No restart after idle: slow_start_restart_ acts only in
-                // timeout() with nothing outstanding, and newtimer() cancels
-                // the timer once all is acked, so an idle agent keeps its
-                // cwnd; the RFC 2861 variant (QOption_) is off by default.
+                // Not RFC 5681's restart after idle but ns-2's own
+                // (idle_restart below: the timer runs on when all is acked
+                // and its expiry sets cwnd_ = 1); the RFC 2861 variant
+                // (QOption_) is off by default.
                 slow_start_after_idle: false,
                 // ns-2 never gives up on a connection.
                 max_retransmits: 255,
@@ -388,6 +399,8 @@ impl Profile {
                 halve_window: true,
                 // tcp-reno.cc / tcp-newreno.cc recv() and dupack_action().
                 ns2_recovery: true,
+                // newtimer() and timeout() with slow_start_restart_ true.
+                idle_restart: true,
                 ..Profile::Rfc.config()
             },
             // spec/tcp.rs says where each value comes from.

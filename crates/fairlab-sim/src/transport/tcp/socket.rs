@@ -719,8 +719,11 @@ impl TcpSocket {
         if self.snd_una == self.snd_max {
             self.silence_since = OptTime::some(now);
         }
-        // RFC 6298 (5.1): start the timer if it is not running.
-        if self.rto_deadline.is_none() {
+        // RFC 6298 (5.1): start the timer if it is not running. With
+        // `idle_restart` it runs while idle too; ns-2's output() restarts it
+        // for a segment sent with nothing outstanding (tcp/tcp.cc: `if
+        // (highest_ack_ == maxseq_) force_set_rtx_timer = 1`).
+        if self.rto_deadline.is_none() || (self.cfg.idle_restart && self.snd_una == self.snd_max) {
             self.arm_rto(now);
         }
         self.last_data_sent = now;
@@ -1229,7 +1232,13 @@ impl TcpSocket {
         // restart it (during NewReno recovery only the first partial ACK
         // restarts it, above).
         if self.snd_una == self.snd_max {
-            self.rto_deadline = OptTime::NONE;
+            // ns-2's newtimer() (tcp/tcp.cc) re-arms even now: with
+            // timerfix_ on, `t_seqno_ > tcph->seqno()` always holds there.
+            if self.cfg.idle_restart {
+                self.arm_rto(now);
+            } else {
+                self.rto_deadline = OptTime::NONE;
+            }
         } else if !(self.in_recovery && self.recovery_kind == Recovery::NewReno) {
             self.arm_rto(now);
         }
@@ -1560,6 +1569,26 @@ impl TcpSocket {
         {
             // The probe after a local drop (see on_local_drop): not a timeout.
             self.try_send(now, out);
+            return;
+        }
+        if self.cfg.idle_restart
+            && self.state == TcpState::Established
+            && self.snd_max == self.snd_una
+        {
+            // ns-2's timeout() with nothing outstanding (tcp/tcp.cc, with
+            // slow_start_restart_ and restart_bugfix_ on):
+            // slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA) (cwnd_ = 1,
+            // ssthresh_ kept, at least 2), `recover_ = maxseq_`, then
+            // reset_rtx_timer(0,0): re-armed without backoff, no RTT timing.
+            // RenoTcpAgent::timeout() clears dupacks_ and dupwnd_ first.
+            let mss = self.mss();
+            self.cwnd = mss;
+            self.ssthresh = self.ssthresh.max(2 * mss);
+            self.recover = self.snd_max;
+            self.dupacks = 0;
+            self.dupwnd = 0;
+            self.rtt_timing = RttTiming::NONE;
+            self.arm_rto(now);
             return;
         }
         self.consecutive_timeouts += 1;

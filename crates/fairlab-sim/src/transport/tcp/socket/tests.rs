@@ -703,9 +703,10 @@ fn timeouts_are_classified_as_tail_whole_window_or_lost_retransmission() {
 #[test]
 fn an_idle_sender_restarts_from_the_initial_window_unless_told_otherwise() {
     // RFC 5681 (4.1): after an idle period longer than the RTO, cwnd is at
-    // most the initial window. ns-2 never does this (newtimer() cancels the
-    // timer once all is acked, so slow_start_restart_ cannot act on an idle
-    // agent): the ns2 profile turns it off.
+    // most the initial window. ns-2 restarts its own way (one segment when
+    // the retransmission timer, still running, fires while idle; see
+    // ns2_an_idle_sender_restarts_from_one_segment_when_its_timer_fires):
+    // the ns2 profile turns this off.
     for restart in [true, false] {
         let c = TcpConfig {
             initial_window: 2,
@@ -1073,6 +1074,7 @@ impl TcpConfig {
         TcpConfig {
             halve_window: n.halve_window,
             ns2_recovery: n.ns2_recovery,
+            idle_restart: n.idle_restart,
             backoff_restarts_srtt: n.backoff_restarts_srtt,
             limited_transmit: n.limited_transmit,
             slow_start_after_idle: n.slow_start_after_idle,
@@ -1271,6 +1273,42 @@ fn ns2_reno_checks_recover_with_bugfix_and_reenters_without() {
         s.on_segment(d + Time::from_us(50), &ack(1), &mut out);
     }
     assert_eq!(s.stats.fast_retransmits, 1);
+}
+
+#[test]
+fn ns2_an_idle_sender_restarts_from_one_segment_when_its_timer_fires() {
+    // newack() -> newtimer() re-arms the timer even when all is acked; the
+    // timeout with nothing outstanding (slow_start_restart_,
+    // restart_bugfix_) sets cwnd_ = 1, keeps ssthresh_, does not back off,
+    // and re-arms.
+    for idle_restart in [true, false] {
+        let c = TcpConfig {
+            idle_restart,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 10, &mut out);
+        let t = Time::from_us(300);
+        s.on_segment(t, &ack(seg(10)), &mut out);
+        assert_eq!(s.cwnd(), 11 * MSS);
+        if !idle_restart {
+            assert_eq!(s.next_deadline(), None);
+            continue;
+        }
+        let d = s.next_deadline().unwrap();
+        assert_eq!(d, t + Time::from_ms(200));
+        out.clear();
+        s.on_timer(d, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((s.cwnd(), s.ssthresh()), (MSS, u64::MAX));
+        assert_eq!(s.stats.timeouts, 0);
+        assert_eq!(s.next_deadline(), Some(d + Time::from_ms(200)));
+        // New data after the restart: one segment, with the timer restarted.
+        let w = d + Time::from_ms(10);
+        s.write(w, 5 * MSS, &mut out);
+        assert_eq!(data_seqs(&out), vec![seg(10)]);
+        assert_eq!(s.next_deadline(), Some(w + Time::from_ms(200)));
+    }
 }
 
 #[test]
