@@ -147,6 +147,8 @@ pub struct TcpSettings {
     pub ns2_recovery: bool,
     /// ns-2's restart after idle (`TcpConfig::idle_restart`); `ns2` only.
     pub idle_restart: bool,
+    /// ns-2's RTO arithmetic (`TcpConfig::ns2_rto`); `ns2` only.
+    pub ns2_rto: bool,
     pub pacing: Pacing,
     /// TCP Small Queues: the most bytes of one socket in its host's qdisc
     /// and ring before it stops sending new data (None: off).
@@ -339,6 +341,8 @@ impl ProfileName {
                 ns2_recovery: false,
                 // RFC 5681 (4.1) is slow_start_after_idle.
                 idle_restart: false,
+                // RFC 6298.
+                ns2_rto: false,
                 // No host of the incast era paced (fq and TCP pacing came
                 // with Linux 3.12, 2013).
                 pacing: Pacing::OFF,
@@ -406,6 +410,8 @@ impl ProfileName {
                 ns2_recovery: true,
                 // tcp.cc newtimer(), timeout(): slow_start_restart_ true.
                 idle_restart: true,
+                // tcp.cc rtt_update(), rtt_timeout(), rtt_backoff().
+                ns2_rto: true,
                 ..ProfileName::Rfc.settings()
             },
             // docs/model.md, "Host profiles": each value and where it comes from.

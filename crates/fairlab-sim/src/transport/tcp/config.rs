@@ -182,6 +182,19 @@ pub struct TcpConfig {
     /// sending new data with nothing outstanding restarts it (`output()`'s
     /// `force_set_rtx_timer`).
     pub idle_restart: bool,
+    /// ns-2's RTO arithmetic (tcp/tcp.cc `rtt_update()`, `rtt_timeout()`,
+    /// `rtt_backoff()` with `timestamps_` off, `rfc2988_` on): RTT samples
+    /// count the clock's tick boundaries crossed (`t_rtt_`, at least one),
+    /// SRTT and RTTVAR are integers of 1/8 and 1/4 tick, the RTO is
+    /// floor(SRTT + 4 RTTVAR) ticks (no clock-granularity term), raised to
+    /// min_rto, times the backoff, capped at max_rto, and at least two
+    /// ticks; the backoff doubles while below 64 or the RTO below max_rto;
+    /// timers fire exactly one RTO after arming (`set_rtx_timer()`).
+    /// (tcp-newreno.cc `partialnewack()` ends the backoff without a sample
+    /// when a partial ACK covers the timed segment; with `ns2_recovery`
+    /// that never happens, as in ns-2: fast retransmit stops timing, and a
+    /// segment timed after it lies above `recover`.)
+    pub ns2_rto: bool,
     /// Linux's TCP pacing (docs/tcp-family.md, "Pacing"); off in every
     /// profile.
     pub pacing: Pacing,
@@ -344,6 +357,7 @@ impl Profile {
                 halve_window: false,
                 ns2_recovery: false,
                 idle_restart: false,
+                ns2_rto: false,
                 pacing: Pacing::OFF,
                 small_queues: None,
             },
@@ -401,6 +415,8 @@ impl Profile {
                 ns2_recovery: true,
                 // newtimer() and timeout() with slow_start_restart_ true.
                 idle_restart: true,
+                // rtt_update(), rtt_timeout(), rtt_backoff().
+                ns2_rto: true,
                 ..Profile::Rfc.config()
             },
             // spec/tcp.rs says where each value comes from.

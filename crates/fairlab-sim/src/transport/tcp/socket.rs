@@ -374,6 +374,22 @@ impl TcpSocket {
         ((half / mss).max(2) * mss, half)
     }
 
+    /// An RTT sample between two instants on the timer's clock. With
+    /// `ns2_rto`, ns-2's `rtt_update()` without timestamps (tcp/tcp.cc:
+    /// `t_rtt_ = int((tao + tickoff) / tcp_tick_)`, `tickoff` the send
+    /// time's offset into its tick): the tick boundaries crossed, at least
+    /// one. (ns-2 shifts its tick boundaries by a random `boot_time_`;
+    /// here they fall on multiples of the tick.)
+    #[inline]
+    fn rtt_sample(&self, sent: Time, now: Time) -> Time {
+        if self.cfg.ns2_rto {
+            let c = &self.cfg.clock;
+            Time((c.ticks(now) - c.ticks(sent)).max(1) * c.tick.0)
+        } else {
+            self.cfg.clock.measure(sent, now)
+        }
+    }
+
     /// The window as the congestion controller sees it.
     #[inline]
     fn window(&self) -> Window {
@@ -675,7 +691,19 @@ impl TcpSocket {
         if self.extras.is_some() {
             d = self.randomized(d);
         }
-        self.rto_deadline = OptTime::some(self.cfg.clock.deadline(now, d));
+        self.rto_deadline = OptTime::some(self.timer_deadline(now, d));
+    }
+
+    /// When a retransmission timer armed at `now` for `d` fires.
+    #[inline]
+    fn timer_deadline(&self, now: Time, d: Time) -> Time {
+        if self.cfg.ns2_rto {
+            // ns-2's set_rtx_timer(): `rtx_timer_.resched(rtt_timeout())`,
+            // exactly (rtt_timeout() is whole ticks but for min_rto).
+            now + d
+        } else {
+            self.cfg.clock.deadline(now, d)
+        }
     }
 
     /// `d` with the random parts the configuration asks for (a randomized
@@ -942,7 +970,7 @@ impl TcpSocket {
         self.peer_wnd = seg.wnd;
         if let Some((_, sent)) = self.rtt_timing.get() {
             self.rtt_timing = RttTiming::NONE;
-            let r = self.cfg.clock.measure(sent, now);
+            let r = self.rtt_sample(sent, now);
             self.rto.sample(r, &self.cfg);
             self.min_rtt = OptTime::some(now - sent);
             if self.cfg.pacing.enabled {
@@ -1095,7 +1123,7 @@ impl TcpSocket {
             self.rtt_timing = RttTiming::NONE;
         } else if let Some((end, sent)) = self.rtt_timing.get() {
             if ack >= end {
-                let r = self.cfg.clock.measure(sent, now);
+                let r = self.rtt_sample(sent, now);
                 self.rto.sample(r, &self.cfg);
                 self.rtt_timing = RttTiming::NONE;
             }

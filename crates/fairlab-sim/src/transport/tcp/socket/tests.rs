@@ -1075,6 +1075,7 @@ impl TcpConfig {
             halve_window: n.halve_window,
             ns2_recovery: n.ns2_recovery,
             idle_restart: n.idle_restart,
+            ns2_rto: n.ns2_rto,
             backoff_restarts_srtt: n.backoff_restarts_srtt,
             limited_transmit: n.limited_transmit,
             slow_start_after_idle: n.slow_start_after_idle,
@@ -1308,6 +1309,32 @@ fn ns2_an_idle_sender_restarts_from_one_segment_when_its_timer_fires() {
         s.write(w, 5 * MSS, &mut out);
         assert_eq!(data_seqs(&out), vec![seg(10)]);
         assert_eq!(s.next_deadline(), Some(w + Time::from_ms(200)));
+    }
+}
+
+#[test]
+fn ns2_rtt_samples_count_tick_boundaries() {
+    // rtt_update() without timestamps: t_rtt_ = int((tao + tickoff) /
+    // tcp_tick_), the tick boundaries crossed. Sent at 1 ms, answered at
+    // 16 ms on a 10 ms tick: one boundary (10 ms), so 1 tick, where
+    // rounding 15 ms gives 2.
+    for ns2_rto in [true, false] {
+        let c = TcpConfig {
+            ns2_rto,
+            clock: TimerClock::granular(Time::from_ms(10)),
+            granularity: Time::from_ms(10),
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = TcpSocket::new(c, 0, 0, 1, false);
+        s.connect(Time::from_ms(1), &mut out);
+        s.on_segment(
+            Time::from_ms(16),
+            &from_peer(0, 1, 0, flags::SYN | flags::ACK),
+            &mut out,
+        );
+        let want = if ns2_rto { 10 } else { 20 };
+        assert_eq!(s.srtt(), Some(Time::from_ms(want)));
     }
 }
 
