@@ -178,7 +178,8 @@ pub struct TcpConfig {
     /// with `timerfix_` on; and `timeout()` with `slow_start_restart_` and
     /// `restart_bugfix_` on): the timer runs on while nothing is
     /// outstanding, and when it fires cwnd becomes one segment (ssthresh
-    /// kept, no backoff, not counted as a timeout), and is armed again;
+    /// kept, no backoff, not counted as a timeout; ns-2 re-arms it, but
+    /// further expiries while idle change nothing, so here it stops);
     /// sending new data with nothing outstanding restarts it (`output()`'s
     /// `force_set_rtx_timer`).
     pub idle_restart: bool,

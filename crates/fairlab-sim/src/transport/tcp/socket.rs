@@ -1609,6 +1609,11 @@ impl TcpSocket {
             // ssthresh_ kept, at least 2), `recover_ = maxseq_`, then
             // reset_rtx_timer(0,0): re-armed without backoff, no RTT timing.
             // RenoTcpAgent::timeout() clears dupacks_ and dupwnd_ first.
+            // The timer is not re-armed here: while idle each further
+            // expiry would find this same state (no ACK can come without
+            // new data, and sending new data restarts the timer, see
+            // send_data), so it would change nothing but cost an event
+            // every RTO (every few microseconds with a microsecond tick).
             let mss = self.mss();
             self.cwnd = mss;
             self.ssthresh = self.ssthresh.max(2 * mss);
@@ -1616,7 +1621,6 @@ impl TcpSocket {
             self.dupacks = 0;
             self.dupwnd = 0;
             self.rtt_timing = RttTiming::NONE;
-            self.arm_rto(now);
             return;
         }
         self.consecutive_timeouts += 1;
