@@ -141,6 +141,14 @@ pub struct TcpSettings {
     pub handshake: bool,
     pub backoff_restarts_srtt: bool,
     pub max_backoff: u32,
+    /// ns-2's window reduction (`TcpConfig::halve_window`); `ns2` only.
+    pub halve_window: bool,
+    /// ns-2's fast recovery (`TcpConfig::ns2_recovery`); `ns2` only.
+    pub ns2_recovery: bool,
+    /// ns-2's restart after idle (`TcpConfig::idle_restart`); `ns2` only.
+    pub idle_restart: bool,
+    /// ns-2's RTO arithmetic (`TcpConfig::ns2_rto`); `ns2` only.
+    pub ns2_rto: bool,
     pub pacing: Pacing,
     /// TCP Small Queues: the most bytes of one socket in its host's qdisc
     /// and ring before it stops sending new data (None: off).
@@ -327,6 +335,14 @@ impl ProfileName {
                 backoff_restarts_srtt: false,
                 // RFC 6298 (5.5): double up to max_rto.
                 max_backoff: 0,
+                // RFC 5681 (3.1) eq. (4): half the FlightSize.
+                halve_window: false,
+                // RFC 5681 (3.2) and RFC 6582.
+                ns2_recovery: false,
+                // RFC 5681 (4.1) is slow_start_after_idle.
+                idle_restart: false,
+                // RFC 6298.
+                ns2_rto: false,
                 // No host of the incast era paced (fq and TCP pacing came
                 // with Linux 3.12, 2013).
                 pacing: Pacing::OFF,
@@ -379,9 +395,8 @@ impl ProfileName {
                 granularity: Time::from_ms(10),
                 // singledup_ 1.
                 limited_transmit: true,
-                // An idle agent keeps its cwnd (tcp.cc: newtimer() cancels
-                // the timer once all is acked, so slow_start_restart_ never
-                // acts; QOption_ 0).
+                // ns-2 restarts after idle its own way (idle_restart
+                // below); QOption_ 0.
                 slow_start_after_idle: false,
                 // ns-2 never gives up.
                 max_retransmits: MAX_RETRANSMITS,
@@ -389,6 +404,14 @@ impl ProfileName {
                 handshake: false,
                 // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
                 backoff_restarts_srtt: true,
+                // tcp.cc slowdown(): ssthresh = min(cwnd_, window_) / 2.
+                halve_window: true,
+                // tcp-reno.cc, tcp-newreno.cc: recv(), dupack_action().
+                ns2_recovery: true,
+                // tcp.cc newtimer(), timeout(): slow_start_restart_ true.
+                idle_restart: true,
+                // tcp.cc rtt_update(), rtt_timeout(), rtt_backoff().
+                ns2_rto: true,
                 ..ProfileName::Rfc.settings()
             },
             // docs/model.md, "Host profiles": each value and where it comes from.

@@ -85,6 +85,10 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         max_retransmits: s.max_retransmits,
         backoff_restarts_srtt: s.backoff_restarts_srtt,
         max_backoff: s.max_backoff,
+        halve_window: s.halve_window,
+        ns2_recovery: s.ns2_recovery,
+        idle_restart: s.idle_restart,
+        ns2_rto: s.ns2_rto,
         pacing: Pacing {
             enabled: s.pacing.enabled,
             ss_ratio: s.pacing.ss_ratio,

@@ -148,6 +148,54 @@ pub struct TcpConfig {
     /// whose rtt_backoff() doubles while `t_backoff_ < 64 || rfc2988_`).
     /// ns-2.30's rtt_backoff() stops at 64 (`if (t_backoff_ < 64)`).
     pub max_backoff: u32,
+    /// ns-2's window reduction (tcp/tcp.cc `TcpAgent::slowdown()` with
+    /// `CLOSE_SSTHRESH_HALF`, `precision_reduce_` on, `decrease_num_` 0.5),
+    /// for Reno and NewReno: a fast retransmit or a timeout sets ssthresh =
+    /// max(2, floor(min(cwnd, rwnd) / 2)) segments, half the window in
+    /// force (`windowd()`, without fast recovery's inflation) rather than
+    /// RFC 5681's max(FlightSize / 2, 2 SMSS); a fast retransmit sets cwnd
+    /// to that half unrounded (`CLOSE_CWND_HALF`, at least one segment),
+    /// SACK recovery included. After a timeout cwnd is one segment, so a
+    /// second timeout in a row gives ssthresh 2 (where FlightSize, still
+    /// the old window after go-back-N, gives half of it again).
+    pub halve_window: bool,
+    /// ns-2's Reno and NewReno fast recovery (tcp/tcp-reno.cc and
+    /// tcp/tcp-newreno.cc `recv()` and `dupack_action()`, `exitFastRetrans_`
+    /// true, `partial_window_deflation_` 1, `newreno_changes_` 0,
+    /// `exit_recovery_fix_` 0): fast retransmit restarts the timer and stops
+    /// timing a segment (`reset_rtx_timer(1,0)`); the inflation (`dupwnd_`)
+    /// is kept apart from cwnd, a partial ACK deflates it first; leaving
+    /// recovery drops the inflation and the ACK then opens cwnd as any new
+    /// ACK does (`recv_newack_helper()`), instead of RFC 6582's
+    /// min(ssthresh, FlightSize + SMSS) or RFC 5681's cwnd = ssthresh;
+    /// Reno too checks `recover` when `recover_check` is on (`bugFix_`).
+    /// (NewReno's `send_much(0, 0, 2)` in recovery is not modelled: there
+    /// an ACK opens at most one segment of room.)
+    pub ns2_recovery: bool,
+    /// ns-2's restart after idle (tcp/tcp.cc `newack()` → `newtimer()`, which
+    /// re-arms the retransmission timer on every new ACK, even one that
+    /// acknowledges everything, since `t_seqno_ > seqno` always holds there
+    /// with `timerfix_` on; and `timeout()` with `slow_start_restart_` and
+    /// `restart_bugfix_` on): the timer runs on while nothing is
+    /// outstanding, and when it fires cwnd becomes one segment (ssthresh
+    /// kept, no backoff, not counted as a timeout; ns-2 re-arms it, but
+    /// further expiries while idle change nothing, so here it stops);
+    /// sending new data with nothing outstanding restarts it (`output()`'s
+    /// `force_set_rtx_timer`).
+    pub idle_restart: bool,
+    /// ns-2's RTO arithmetic (tcp/tcp.cc `rtt_update()`, `rtt_timeout()`,
+    /// `rtt_backoff()` with `timestamps_` off, `rfc2988_` on): RTT samples
+    /// count the clock's tick boundaries crossed (`t_rtt_`, at least one),
+    /// SRTT and RTTVAR are integers of 1/8 and 1/4 tick, the RTO is
+    /// floor(SRTT + 4 RTTVAR) ticks (no clock-granularity term), raised to
+    /// min_rto, times the backoff, capped at max_rto, and at least two
+    /// ticks; the backoff doubles while below 64 or the RTO below max_rto;
+    /// timers fire exactly one RTO after arming (`set_rtx_timer()`).
+    /// (tcp-newreno.cc `partialnewack()` ends the backoff without a sample
+    /// when a partial ACK covers the timed segment; with `ns2_recovery`
+    /// that never happens, as in ns-2: fast retransmit stops timing, and a
+    /// segment timed after it lies above `recover`.)
+    pub ns2_rto: bool,
     /// Linux's TCP pacing (docs/tcp-family.md, "Pacing"); off in every
     /// profile.
     pub pacing: Pacing,
@@ -307,6 +355,10 @@ impl Profile {
                 max_retransmits: 15,
                 backoff_restarts_srtt: false,
                 max_backoff: 0,
+                halve_window: false,
+                ns2_recovery: false,
+                idle_restart: false,
+                ns2_rto: false,
                 pacing: Pacing::OFF,
                 small_queues: None,
             },
@@ -349,15 +401,23 @@ impl Profile {
                 granularity: Time::from_ms(10),
                 // singledup_ 1.
                 limited_transmit: true,
-                // No restart after idle: slow_start_restart_ acts only in
-                // timeout() with nothing outstanding, and newtimer() cancels
-                // the timer once all is acked, so an idle agent keeps its
-                // cwnd; the RFC 2861 variant (QOption_) is off by default.
+                // Not RFC 5681's restart after idle but ns-2's own
+                // (idle_restart below: the timer runs on when all is acked
+                // and its expiry sets cwnd_ = 1); the RFC 2861 variant
+                // (QOption_) is off by default.
                 slow_start_after_idle: false,
                 // ns-2 never gives up on a connection.
                 max_retransmits: 255,
                 // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
                 backoff_restarts_srtt: true,
+                // slowdown(): half of min(cwnd_, window_).
+                halve_window: true,
+                // tcp-reno.cc / tcp-newreno.cc recv() and dupack_action().
+                ns2_recovery: true,
+                // newtimer() and timeout() with slow_start_restart_ true.
+                idle_restart: true,
+                // rtt_update(), rtt_timeout(), rtt_backoff().
+                ns2_rto: true,
                 ..Profile::Rfc.config()
             },
             // spec/tcp.rs says where each value comes from.

@@ -178,6 +178,9 @@ pub struct TcpSocket {
     /// byte sent when recovery (or a timeout) began.
     recover: u64,
     first_partial_ack: bool,
+    /// With `ns2_recovery`: the part of cwnd that is fast recovery's
+    /// inflation (ns-2's `dupwnd_`), bytes; cwnd less this is ns-2's `cwnd_`.
+    dupwnd: u64,
     /// RFC 6675 HighRxt: one past the highest byte retransmitted in recovery.
     high_rxt: u64,
     scoreboard: Scoreboard,
@@ -258,6 +261,7 @@ impl TcpSocket {
             in_recovery: false,
             recover: 0,
             first_partial_ack: true,
+            dupwnd: 0,
             high_rxt: 0,
             scoreboard: Scoreboard::default(),
             rtt_timing: RttTiming::NONE,
@@ -345,6 +349,45 @@ impl TcpSocket {
     #[inline]
     fn mss(&self) -> u64 {
         self.cfg.mss as u64
+    }
+
+    /// Whether losses halve the window as ns-2's `slowdown()` does
+    /// (`halve_window`; ns-2's agents are Reno and NewReno).
+    #[inline]
+    fn halves_window(&self) -> bool {
+        self.cfg.halve_window && matches!(self.cfg.cc, CcKind::Reno | CcKind::NewReno)
+    }
+
+    /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF|...)` (tcp/tcp.cc, with
+    /// `precision_reduce_` on and `decrease_num_` 0.5): `halfwin =
+    /// windowd() / 2`, `windowd()` being min(cwnd_, wnd_) (tcp-reno.cc adds
+    /// `dupwnd_`, zero when slowdown() runs: fast retransmit starts outside
+    /// recovery and RenoTcpAgent::timeout() clears it first); `ssthresh_ =
+    /// (int) halfwin`, at least 2. Returns (ssthresh, halfwin) in bytes.
+    fn ns2_halves(&self) -> (u64, u64) {
+        let mss = self.mss();
+        let win = self
+            .cwnd
+            .saturating_sub(self.dupwnd)
+            .min(self.peer_wnd as u64);
+        let half = win / 2;
+        ((half / mss).max(2) * mss, half)
+    }
+
+    /// An RTT sample between two instants on the timer's clock. With
+    /// `ns2_rto`, ns-2's `rtt_update()` without timestamps (tcp/tcp.cc:
+    /// `t_rtt_ = int((tao + tickoff) / tcp_tick_)`, `tickoff` the send
+    /// time's offset into its tick): the tick boundaries crossed, at least
+    /// one. (ns-2 shifts its tick boundaries by a random `boot_time_`;
+    /// here they fall on multiples of the tick.)
+    #[inline]
+    fn rtt_sample(&self, sent: Time, now: Time) -> Time {
+        if self.cfg.ns2_rto {
+            let c = &self.cfg.clock;
+            Time((c.ticks(now) - c.ticks(sent)).max(1) * c.tick.0)
+        } else {
+            self.cfg.clock.measure(sent, now)
+        }
     }
 
     /// The window as the congestion controller sees it.
@@ -648,7 +691,19 @@ impl TcpSocket {
         if self.extras.is_some() {
             d = self.randomized(d);
         }
-        self.rto_deadline = OptTime::some(self.cfg.clock.deadline(now, d));
+        self.rto_deadline = OptTime::some(self.timer_deadline(now, d));
+    }
+
+    /// When a retransmission timer armed at `now` for `d` fires.
+    #[inline]
+    fn timer_deadline(&self, now: Time, d: Time) -> Time {
+        if self.cfg.ns2_rto {
+            // ns-2's set_rtx_timer(): `rtx_timer_.resched(rtt_timeout())`,
+            // exactly (rtt_timeout() is whole ticks but for min_rto).
+            now + d
+        } else {
+            self.cfg.clock.deadline(now, d)
+        }
     }
 
     /// `d` with the random parts the configuration asks for (a randomized
@@ -692,8 +747,11 @@ impl TcpSocket {
         if self.snd_una == self.snd_max {
             self.silence_since = OptTime::some(now);
         }
-        // RFC 6298 (5.1): start the timer if it is not running.
-        if self.rto_deadline.is_none() {
+        // RFC 6298 (5.1): start the timer if it is not running. With
+        // `idle_restart` it runs while idle too; ns-2's output() restarts it
+        // for a segment sent with nothing outstanding (tcp/tcp.cc: `if
+        // (highest_ack_ == maxseq_) force_set_rtx_timer = 1`).
+        if self.rto_deadline.is_none() || (self.cfg.idle_restart && self.snd_una == self.snd_max) {
             self.arm_rto(now);
         }
         self.last_data_sent = now;
@@ -912,7 +970,7 @@ impl TcpSocket {
         self.peer_wnd = seg.wnd;
         if let Some((_, sent)) = self.rtt_timing.get() {
             self.rtt_timing = RttTiming::NONE;
-            let r = self.cfg.clock.measure(sent, now);
+            let r = self.rtt_sample(sent, now);
             self.rto.sample(r, &self.cfg);
             self.min_rtt = OptTime::some(now - sent);
             if self.cfg.pacing.enabled {
@@ -1065,7 +1123,7 @@ impl TcpSocket {
             self.rtt_timing = RttTiming::NONE;
         } else if let Some((end, sent)) = self.rtt_timing.get() {
             if ack >= end {
-                let r = self.cfg.clock.measure(sent, now);
+                let r = self.rtt_sample(sent, now);
                 self.rto.sample(r, &self.cfg);
                 self.rtt_timing = RttTiming::NONE;
             }
@@ -1099,7 +1157,44 @@ impl TcpSocket {
             ca_open,
         };
         self.cc.on_packets_acked(&self.window(), &ev);
-        if self.in_recovery {
+        // Whether this ACK opens cwnd (outside recovery; with ns2_recovery
+        // also the ACK that ends it).
+        let mut open = !self.in_recovery;
+        if self.in_recovery && self.cfg.ns2_recovery && self.recovery_kind != Recovery::Sack {
+            if self.recovery_kind == Recovery::Reno || ack >= self.recover {
+                // tcp-reno.cc recv(): any new ACK ends Reno's recovery;
+                // tcp-newreno.cc recv(): one at or past `recover_`. Both
+                // drop the inflation (`dupwnd_ = 0`, exit_recovery_fix_ 0
+                // leaves cwnd_ as it is) and open cwnd_ in
+                // recv_newack_helper() → opencwnd().
+                self.cwnd = self.cwnd.saturating_sub(self.dupwnd).max(self.mss());
+                self.dupwnd = 0;
+                self.in_recovery = false;
+                open = true;
+            } else {
+                // tcp-newreno.cc partialnewack_helper(): newtimer() on the
+                // first partial ACK only (newreno_changes1_ 1); then
+                // partialnewack()'s deflation (partial_window_deflation_
+                // 1), the inflation first: `if (dupwnd_ > deflate) dupwnd_
+                // -= (deflate - 1); else { cwnd_ -= (deflate - dupwnd_);
+                // dupwnd_ = 1; }`, cwnd_ at least 1; then output() of the
+                // next hole.
+                if self.first_partial_ack {
+                    self.first_partial_ack = false;
+                    self.arm_rto(now);
+                }
+                let mss = self.mss();
+                let mut base = self.cwnd.saturating_sub(self.dupwnd);
+                if self.dupwnd > acked {
+                    self.dupwnd -= acked.saturating_sub(mss);
+                } else {
+                    base = base.saturating_sub(acked - self.dupwnd);
+                    self.dupwnd = mss;
+                }
+                self.cwnd = base.max(mss) + self.dupwnd;
+                self.retransmit_first(now, out);
+            }
+        } else if self.in_recovery {
             match self.recovery_kind {
                 Recovery::Reno => {
                     // RFC 5681 (3.2) step 6: the first ACK of new data ends
@@ -1138,7 +1233,8 @@ impl TcpSocket {
                 }
                 Recovery::Sack => {}
             }
-        } else if !ecn_reduced {
+        }
+        if open && !ecn_reduced {
             // (RFC 3168 (6.1.2): no increase on the ACK that carried ECE.)
             let grow = !self.cfg.cwnd_validation || self.cwnd_limited(flight_before);
             // DCTCP must see every ECE, even when the window may not grow.
@@ -1164,7 +1260,13 @@ impl TcpSocket {
         // restart it (during NewReno recovery only the first partial ACK
         // restarts it, above).
         if self.snd_una == self.snd_max {
-            self.rto_deadline = OptTime::NONE;
+            // ns-2's newtimer() (tcp/tcp.cc) re-arms even now: with
+            // timerfix_ on, `t_seqno_ > tcph->seqno()` always holds there.
+            if self.cfg.idle_restart {
+                self.arm_rto(now);
+            } else {
+                self.rto_deadline = OptTime::NONE;
+            }
         } else if !(self.in_recovery && self.recovery_kind == Recovery::NewReno) {
             self.arm_rto(now);
         }
@@ -1178,8 +1280,11 @@ impl TcpSocket {
         let mss = self.mss();
         if self.in_recovery {
             // RFC 5681 (3.2) step 4: inflate by one SMSS per further
-            // duplicate ACK, and send if the window allows.
+            // duplicate ACK, and send if the window allows (ns-2's `++dupwnd_`).
             self.cwnd += mss;
+            if self.cfg.ns2_recovery {
+                self.dupwnd += mss;
+            }
             self.try_send(now, out);
         } else if self.dupacks < self.cfg.dupack_threshold {
             // RFC 3042 limited transmit: one new segment per duplicate ACK,
@@ -1201,17 +1306,37 @@ impl TcpSocket {
             // this ACK covers more than `recover` (not for losses of a window
             // a timeout already handled). Reno has no such guard, nor has
             // NewReno with recover_check off (ns-2's bugFix_ false).
-            if self.recovery_kind == Recovery::Reno || !self.cfg.recover_check || ack > self.recover
-            {
-                let flight = self.snd_max - self.snd_una;
-                self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+            // ns-2's Reno checks it too (tcp-reno.cc dupack_action():
+            // `recovered || !bug_fix_ ...`).
+            let unguarded = self.recovery_kind == Recovery::Reno && !self.cfg.ns2_recovery;
+            if unguarded || !self.cfg.recover_check || ack > self.recover {
+                // RFC 5681 (3.2) step 2 (ssthresh), and the cwnd recovery
+                // starts from before the inflation: ssthresh, or ns-2's
+                // `CLOSE_CWND_HALF` halfwin (at least one segment).
+                let base = if self.halves_window() {
+                    let (ssthresh, half) = self.ns2_halves();
+                    self.ssthresh = ssthresh;
+                    half.max(mss)
+                } else {
+                    let flight = self.snd_max - self.snd_una;
+                    self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+                    self.ssthresh
+                };
                 self.recover = self.snd_max;
                 self.in_recovery = true;
                 self.first_partial_ack = true;
                 self.stats.fast_retransmits += 1;
+                if self.cfg.ns2_recovery {
+                    // dupack_action()'s reset_rtx_timer(1,0) (tcp/tcp.cc):
+                    // set_rtx_timer() and `rtt_active_ = 0`.
+                    self.rtt_timing = RttTiming::NONE;
+                    self.arm_rto(now);
+                    self.dupwnd = self.cfg.dupack_threshold as u64 * mss;
+                }
                 self.retransmit_first(now, out);
-                // RFC 5681 (3.2) step 3: cwnd = ssthresh + 3*SMSS.
-                self.cwnd = self.ssthresh + self.cfg.dupack_threshold as u64 * mss;
+                // RFC 5681 (3.2) step 3: cwnd = ssthresh + 3*SMSS (ns-2:
+                // `dupwnd_ = numdupacks_` on top of cwnd_).
+                self.cwnd = base + self.cfg.dupack_threshold as u64 * mss;
             }
         }
     }
@@ -1230,11 +1355,19 @@ impl TcpSocket {
         if !lost || (self.cfg.recover_check && self.snd_una <= self.recover) {
             return;
         }
-        // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = reduced.
+        // (4.1) RecoveryPoint = HighData; (4.2) ssthresh = cwnd = reduced
+        // (with halve_window: tcp-sack1.cc's slowdown(CLOSE_SSTHRESH_HALF|
+        // CLOSE_CWND_HALF), see ns2_halves).
         let flight = self.snd_max - self.snd_una;
         self.recover = self.snd_max;
-        self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
-        self.cwnd = self.ssthresh.max(mss);
+        if self.halves_window() {
+            let (ssthresh, half) = self.ns2_halves();
+            self.ssthresh = ssthresh;
+            self.cwnd = half.max(mss);
+        } else {
+            self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+            self.cwnd = self.ssthresh.max(mss);
+        }
         self.in_recovery = true;
         self.stats.fast_retransmits += 1;
         // (4.3) Retransmit the first segment presumed dropped, regardless of cwnd.
@@ -1466,6 +1599,30 @@ impl TcpSocket {
             self.try_send(now, out);
             return;
         }
+        if self.cfg.idle_restart
+            && self.state == TcpState::Established
+            && self.snd_max == self.snd_una
+        {
+            // ns-2's timeout() with nothing outstanding (tcp/tcp.cc, with
+            // slow_start_restart_ and restart_bugfix_ on):
+            // slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA) (cwnd_ = 1,
+            // ssthresh_ kept, at least 2), `recover_ = maxseq_`, then
+            // reset_rtx_timer(0,0): re-armed without backoff, no RTT timing.
+            // RenoTcpAgent::timeout() clears dupacks_ and dupwnd_ first.
+            // The timer is not re-armed here: while idle each further
+            // expiry would find this same state (no ACK can come without
+            // new data, and sending new data restarts the timer, see
+            // send_data), so it would change nothing but cost an event
+            // every RTO (every few microseconds with a microsecond tick).
+            let mss = self.mss();
+            self.cwnd = mss;
+            self.ssthresh = self.ssthresh.max(2 * mss);
+            self.recover = self.snd_max;
+            self.dupacks = 0;
+            self.dupwnd = 0;
+            self.rtt_timing = RttTiming::NONE;
+            return;
+        }
         self.consecutive_timeouts += 1;
         if self.consecutive_timeouts > self.cfg.max_retransmits {
             self.stats.timeouts += 1;
@@ -1501,10 +1658,18 @@ impl TcpSocket {
         let fresh = !self.in_recovery
             && self.snd_una >= self.ecn_recover
             && (self.snd_una >= self.recover || self.consecutive_timeouts == 1);
-        // RFC 5681 (3.1) eq. (4), then the loss window of one segment.
-        self.ssthresh = self
-            .cc
-            .ssthresh_after_timeout(&self.window(), flight, now, fresh);
+        // RFC 5681 (3.1) eq. (4), then the loss window of one segment. With
+        // halve_window, ns-2's timeout(): slowdown(CLOSE_SSTHRESH_HALF|
+        // CLOSE_CWND_RESTART), half of min(cwnd_, wnd_) (ns2_halves; cwnd_
+        // without the inflation, which RenoTcpAgent::timeout() clears) and
+        // cwnd_ = wnd_restart_ = 1.
+        self.ssthresh = if self.halves_window() {
+            self.ns2_halves().0
+        } else {
+            self.cc
+                .ssthresh_after_timeout(&self.window(), flight, now, fresh)
+        };
+        self.dupwnd = 0;
         self.cwnd = self.mss();
         // RFC 6582 (3.2) step 1 after a timeout: remember the highest byte sent.
         self.recover = self.snd_max;

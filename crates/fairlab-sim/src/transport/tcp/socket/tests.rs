@@ -703,9 +703,10 @@ fn timeouts_are_classified_as_tail_whole_window_or_lost_retransmission() {
 #[test]
 fn an_idle_sender_restarts_from_the_initial_window_unless_told_otherwise() {
     // RFC 5681 (4.1): after an idle period longer than the RTO, cwnd is at
-    // most the initial window. ns-2 never does this (newtimer() cancels the
-    // timer once all is acked, so slow_start_restart_ cannot act on an idle
-    // agent): the ns2 profile turns it off.
+    // most the initial window. ns-2 restarts its own way (one segment when
+    // the retransmission timer, still running, fires while idle; see
+    // ns2_an_idle_sender_restarts_from_one_segment_when_its_timer_fires):
+    // the ns2 profile turns this off.
     for restart in [true, false] {
         let c = TcpConfig {
             initial_window: 2,
@@ -1052,4 +1053,312 @@ fn local_congestion_reduces_the_window_once_without_resending() {
     assert_eq!(s.cwnd(), reduced, "once per window");
     assert!(out.is_empty(), "nothing sent again");
     assert_eq!(s.snd_nxt(), seg(10));
+}
+
+/// The `ns2` profile on this module's segments (1460 bytes, an initial
+/// window of 10, a microsecond clock, 200 ms min RTO).
+fn ns2() -> TcpConfig {
+    TcpConfig {
+        mss: MSS as u32,
+        receive_window: Bytes(64 << 10),
+        ..cfg()
+    }
+    .with_ns2_rules()
+}
+
+impl TcpConfig {
+    /// This configuration with the ns2 profile's ns-2 rules and defaults
+    /// that differ from `rfc` (limited transmit, no restart after idle).
+    fn with_ns2_rules(self) -> TcpConfig {
+        let n = Profile::Ns2.config();
+        TcpConfig {
+            halve_window: n.halve_window,
+            ns2_recovery: n.ns2_recovery,
+            idle_restart: n.idle_restart,
+            ns2_rto: n.ns2_rto,
+            backoff_restarts_srtt: n.backoff_restarts_srtt,
+            limited_transmit: n.limited_transmit,
+            slow_start_after_idle: n.slow_start_after_idle,
+            ..self
+        }
+    }
+}
+
+#[test]
+fn ns2_a_second_timeout_in_a_row_halves_the_one_segment_window_to_ssthresh_two() {
+    // tcp.cc timeout(): slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_RESTART)
+    // halves min(cwnd_, window_); after the first timeout cwnd_ is 1, so
+    // the second gives ssthresh_ 2. RFC 5681's FlightSize is still the ten
+    // segments of before the timeout (go-back-N resent only the first).
+    for halve in [true, false] {
+        let c = TcpConfig {
+            halve_window: halve,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        assert_eq!(data_seqs(&out).len(), 10);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        assert_eq!(s.ssthresh(), 5 * MSS, "first timeout, halve {halve}");
+        assert_eq!(s.cwnd(), MSS);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        assert_eq!(s.stats.timeouts, 2);
+        let want = if halve { 2 * MSS } else { 5 * MSS };
+        assert_eq!(s.ssthresh(), want, "second timeout, halve {halve}");
+    }
+}
+
+#[test]
+fn ns2_fast_retransmit_halves_cwnd_not_the_flight_limited_transmit_grew() {
+    // 10 segments out, 0 lost: two limited-transmit segments on the first
+    // two duplicates make the flight 12. ns-2's dupack_action():
+    // slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) halves cwnd_ (10):
+    // ssthresh_ 5, cwnd_ 5 and dupwnd_ 3. RFC 5681: FlightSize 12 / 2 = 6,
+    // cwnd 6 + 3.
+    for halve in [true, false] {
+        let c = TcpConfig {
+            halve_window: halve,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        out.clear();
+        for _ in 0..3 {
+            s.on_segment(Time::from_us(300), &ack(seg(0)), &mut out);
+        }
+        assert_eq!(data_seqs(&out), vec![seg(10), seg(11), seg(0)]);
+        let (ssthresh, cwnd) = if halve { (5, 8) } else { (6, 9) };
+        assert_eq!((s.ssthresh(), s.cwnd()), (ssthresh * MSS, cwnd * MSS));
+    }
+}
+
+#[test]
+fn ns2_the_halved_window_is_at_most_the_receivers() {
+    // min(cwnd_, wnd_): a cwnd grown past the advertised window is halved
+    // from the window.
+    let c = TcpConfig {
+        initial_window: 30,
+        ..ns2()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 40, &mut out);
+    // The peer advertises 8 segments from now on; 30 were sent.
+    let mut a = ack(seg(0));
+    a.wnd = 8 * MSS as u32;
+    s.on_segment(Time::from_us(300), &a, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    assert_eq!(s.ssthresh(), 4 * MSS);
+}
+
+#[test]
+fn ns2_fast_retransmit_restarts_the_timer_and_stops_timing() {
+    // reset_rtx_timer(1,0) in dupack_action(): set_rtx_timer() and
+    // rtt_active_ = 0. RFC 6298 (5.1) leaves a running timer alone.
+    for ns2_recovery in [true, false] {
+        let c = TcpConfig {
+            ns2_recovery,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        let armed = s.next_deadline().unwrap();
+        let t = Time::from_ms(50);
+        for _ in 0..3 {
+            s.on_segment(t, &ack(seg(0)), &mut out);
+        }
+        assert!(s.in_recovery());
+        let d = s.next_deadline().unwrap();
+        if ns2_recovery {
+            assert_eq!(d, t + Time::from_ms(200));
+            assert!(s.rtt_timing.get().is_none());
+        } else {
+            assert_eq!(d, armed);
+        }
+    }
+}
+
+#[test]
+fn ns2_leaving_recovery_keeps_the_deflated_cwnd_and_opens_it() {
+    // tcp-newreno.cc recv(): an ACK at or past recover_ sets dupwnd_ = 0
+    // (exit_recovery_fix_ 0 leaves cwnd_) and recv_newack_helper() opens
+    // cwnd_: 5 segments in congestion avoidance (ssthresh_ 5) + 1/5. RFC
+    // 6582: min(ssthresh, max(FlightSize, SMSS) + SMSS) = 2 segments with
+    // nothing left in flight.
+    for ns2_recovery in [true, false] {
+        let c = TcpConfig {
+            ns2_recovery,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 12, &mut out);
+        for _ in 0..5 {
+            s.on_segment(Time::from_us(300), &ack(seg(0)), &mut out);
+        }
+        assert_eq!(s.cwnd(), 10 * MSS);
+        s.on_segment(Time::from_us(400), &ack(seg(12)), &mut out);
+        assert!(!s.in_recovery());
+        let want = if ns2_recovery {
+            5 * MSS + MSS * MSS / (5 * MSS)
+        } else {
+            2 * MSS
+        };
+        assert_eq!(s.cwnd(), want, "ns2_recovery {ns2_recovery}");
+    }
+}
+
+#[test]
+fn ns2_a_partial_ack_deflates_the_inflation_first_then_cwnd() {
+    // partialnewack(): 6 segments acked with dupwnd_ 3: cwnd_ -= 6 - 3 (5
+    // to 2), dupwnd_ = 1: the window, 3, is RFC 6582's 8 - 6 + 1. The full
+    // ACK then leaves cwnd_ 2, below ssthresh_ 5: slow start adds one.
+    let mut out = Vec::new();
+    let mut s = established(ns2(), 12, &mut out);
+    for _ in 0..3 {
+        s.on_segment(Time::from_us(300), &ack(seg(0)), &mut out);
+    }
+    out.clear();
+    s.on_segment(Time::from_us(400), &ack(seg(6)), &mut out);
+    assert!(s.in_recovery());
+    assert_eq!(data_seqs(&out), vec![seg(6)]);
+    assert_eq!(s.cwnd(), 3 * MSS);
+    s.on_segment(Time::from_us(500), &ack(seg(12)), &mut out);
+    assert!(!s.in_recovery());
+    assert_eq!(s.cwnd(), 3 * MSS);
+}
+
+#[test]
+fn ns2_reno_checks_recover_with_bugfix_and_reenters_without() {
+    // tcp-reno.cc dupack_action(): `if (recovered || (!bug_fix_ && !ecn_)
+    // ...) goto reno_action;` With bugFix_ (recover_check) duplicates of
+    // data sent before a timeout start no fast retransmit; without, every
+    // new run of three duplicate ACKs does.
+    for recover_check in [true, false] {
+        let c = TcpConfig {
+            cc: CcKind::Reno,
+            recover_check,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        let t = d + Time::from_us(50);
+        for _ in 0..3 {
+            s.on_segment(t, &ack(1), &mut out);
+        }
+        let first = if recover_check { 0 } else { 1 };
+        assert_eq!(
+            s.stats.fast_retransmits, first,
+            "recover_check {recover_check}"
+        );
+        // A new ACK, then a new run of three duplicates of it.
+        s.on_segment(t, &ack(seg(2)), &mut out);
+        for _ in 0..3 {
+            s.on_segment(t, &ack(seg(2)), &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, first + 1 - recover_check as u64);
+    }
+    // The rfc profile's Reno has no such check.
+    let c = TcpConfig {
+        cc: CcKind::Reno,
+        ..cfg()
+    };
+    let mut out = Vec::new();
+    let mut s = established(c, 30, &mut out);
+    let d = s.next_deadline().unwrap();
+    s.on_timer(d, &mut out);
+    for _ in 0..3 {
+        s.on_segment(d + Time::from_us(50), &ack(1), &mut out);
+    }
+    assert_eq!(s.stats.fast_retransmits, 1);
+}
+
+#[test]
+fn ns2_an_idle_sender_restarts_from_one_segment_when_its_timer_fires() {
+    // newack() -> newtimer() re-arms the timer even when all is acked; the
+    // timeout with nothing outstanding (slow_start_restart_,
+    // restart_bugfix_) sets cwnd_ = 1, keeps ssthresh_, does not back off,
+    // and re-arms.
+    for idle_restart in [true, false] {
+        let c = TcpConfig {
+            idle_restart,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 10, &mut out);
+        let t = Time::from_us(300);
+        s.on_segment(t, &ack(seg(10)), &mut out);
+        assert_eq!(s.cwnd(), 11 * MSS);
+        if !idle_restart {
+            assert_eq!(s.next_deadline(), None);
+            continue;
+        }
+        let d = s.next_deadline().unwrap();
+        assert_eq!(d, t + Time::from_ms(200));
+        out.clear();
+        s.on_timer(d, &mut out);
+        assert!(out.is_empty());
+        assert_eq!((s.cwnd(), s.ssthresh()), (MSS, u64::MAX));
+        assert_eq!(s.stats.timeouts, 0);
+        // (ns-2 re-arms it; further expiries while idle change nothing.)
+        assert_eq!(s.next_deadline(), None);
+        // New data after the restart: one segment, with the timer restarted.
+        let w = d + Time::from_ms(10);
+        s.write(w, 5 * MSS, &mut out);
+        assert_eq!(data_seqs(&out), vec![seg(10)]);
+        assert_eq!(s.next_deadline(), Some(w + Time::from_ms(200)));
+    }
+}
+
+#[test]
+fn ns2_rtt_samples_count_tick_boundaries() {
+    // rtt_update() without timestamps: t_rtt_ = int((tao + tickoff) /
+    // tcp_tick_), the tick boundaries crossed. Sent at 1 ms, answered at
+    // 16 ms on a 10 ms tick: one boundary (10 ms), so 1 tick, where
+    // rounding 15 ms gives 2.
+    for ns2_rto in [true, false] {
+        let c = TcpConfig {
+            ns2_rto,
+            clock: TimerClock::granular(Time::from_ms(10)),
+            granularity: Time::from_ms(10),
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = TcpSocket::new(c, 0, 0, 1, false);
+        s.connect(Time::from_ms(1), &mut out);
+        s.on_segment(
+            Time::from_ms(16),
+            &from_peer(0, 1, 0, flags::SYN | flags::ACK),
+            &mut out,
+        );
+        let want = if ns2_rto { 10 } else { 20 };
+        assert_eq!(s.srtt(), Some(Time::from_ms(want)));
+    }
+}
+
+#[test]
+fn ns2_sack_recovery_halves_cwnd_not_an_application_limited_flight() {
+    // tcp-sack1.cc: slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF) halves
+    // cwnd_ (10) however little is in flight (6 segments here): ssthresh_
+    // and cwnd_ 5. RFC 6675 (4.2) halves the FlightSize: 3.
+    for halve in [true, false] {
+        let c = TcpConfig {
+            sack: true,
+            halve_window: halve,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 6, &mut out);
+        assert_eq!(s.cwnd(), 10 * MSS);
+        let t = Time::from_us(200);
+        for i in 1..4 {
+            s.on_segment(t, &ack_sack(seg(0), &[(seg(1), seg(i + 1))]), &mut out);
+        }
+        assert!(s.in_recovery());
+        let want = if halve { 5 * MSS } else { 3 * MSS };
+        assert_eq!((s.ssthresh(), s.cwnd()), (want, want), "halve {halve}");
+    }
 }
