@@ -73,3 +73,21 @@ def test_small_long_flow_fifo_runs_on_ns2_with_the_simulators_flow_series():
     m = hcf.long_flow_metrics(b.flows, s, b.ports, 4.0, 1.0, 20)
     assert 0.9 < m["utilization"] <= 1.01 and 80 < m["goodput_mbps"] < 100
     assert m["reordered_pkts"] != m["reordered_pkts"]  # NaN: ns-2 does not tell
+
+
+def test_ns2_incast_series_asks_for_what_ns2s_agents_do():
+    """ns-2's agent sends the 100-byte request as one whole 1000-byte
+    segment, and its SYN gives the sender an RTT sample before the first
+    round: the ns2 series asks for both (request 1000B, warm-up); the
+    paper's series keeps its 100-byte request and no warm-up."""
+    (t,) = [
+        t
+        for t in hcf.incast_tasks([4], 3, 1, series=hcf.NS2_SERIES)
+        if t.labels["discipline"] == "fifo"
+    ]
+    wl = t.scenario["workload"][0]
+    assert wl["request"] == "1000B" and wl["warmup"] is True
+    assert "request_order" not in wl
+    (tp,) = [t for t in hcf.incast_tasks([4], 3, 1) if t.labels["discipline"] == "fifo"]
+    assert tp.scenario["workload"][0]["request"] == "100B"
+    assert "warmup" not in tp.scenario["workload"][0]
