@@ -78,8 +78,9 @@ def test_small_long_flow_fifo_runs_on_ns2_with_the_simulators_flow_series():
 def test_ns2_incast_series_asks_for_what_ns2s_agents_do():
     """ns-2's agent sends the 100-byte request as one whole 1000-byte
     segment, and its SYN gives the sender an RTT sample before the first
-    round: the ns2 series asks for both (request 1000B, warm-up); the
-    paper's series keeps its 100-byte request and no warm-up."""
+    round: the ns2 series asks for both (request 1000B, warm-up), and for
+    each server's share of the block in whole segments; the paper's series
+    keeps its 100-byte request, no warm-up and 1 MB / N bytes."""
     (t,) = [
         t
         for t in hcf.incast_tasks([4], 3, 1, series=hcf.NS2_SERIES)
@@ -88,6 +89,13 @@ def test_ns2_incast_series_asks_for_what_ns2s_agents_do():
     wl = t.scenario["workload"][0]
     assert wl["request"] == "1000B" and wl["warmup"] is True
     assert "request_order" not in wl
+    # Whole segments per server, as ns-2 sends them: ceil(1 MB / 256 / 1000 B) = 4.
+    (t,) = [
+        t
+        for t in hcf.incast_tasks([256], 3, 1, series=hcf.NS2_SERIES)
+        if t.labels["discipline"] == "fifo"
+    ]
+    assert t.scenario["workload"][0]["sru"] == "4000B" and "block" not in t.scenario["workload"][0]
     (tp,) = [t for t in hcf.incast_tasks([4], 3, 1) if t.labels["discipline"] == "fifo"]
     assert tp.scenario["workload"][0]["request"] == "100B"
     assert "warmup" not in tp.scenario["workload"][0]

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..runner import Task, run_tasks
-from ..units import parse_time_ps
+from ..units import parse_size, parse_time_ps
 from .base import Experiment, Published, Study, Summary, Tolerance
 
 if TYPE_CHECKING:
@@ -546,14 +546,17 @@ def incast_tasks(
         mss = INCAST_MSS
         tcp = host_tcp({"cc": "reno", "mss": f"{mss}B", "receive_window": f"{20 * mss}B"})
     size = {"sru": f"{10 * mss}B"} if fixed_flow else {"block": "1MB"}
-    # The request and the first RTT sample as ns-2's one-way agents have
-    # them (docs/hcf.md, 'ns-2 2.35 beside fairlab'). The ns2 series asks for
-    # them explicitly, because its host leaves them to the scenario:
+    # The ns2 series asks for what ns-2's one-way agents do and its host
+    # leaves to the scenario (docs/hcf.md, 'ns-2 2.35 beside fairlab'):
     # * an agent sends whole packets (TcpAgent::sendmsg: ceil(bytes /
-    #   packetSize_)), so ns-2 sends the 100-byte request as one 1000-byte
-    #   segment, 1040 B on the wire; the requests of a round thus reach the
-    #   servers 8.3 us apart, not 1.1 us, and so do the servers' first
-    #   windows at the port (request = "1000B"; ns-2's script is the same);
+    #   packetSize_)). The 100-byte request is one 1000-byte segment, 1040 B
+    #   on the wire, so a round's requests reach the servers 8.3 us apart,
+    #   not 1.1 us, and so do the servers' first windows at the port
+    #   (request = "1000B"). A server's share of the block is ceil(1 MB / N /
+    #   1000 B) segments (4 at 256 servers: 1,024,000 B a round), not 1 MB / N
+    #   bytes (3906 or 3907 B, the last segment 907 B), so the series gives
+    #   each server that many whole segments (sru); where N divides 1000
+    #   segments nothing changes. ns-2's script is the same either way.
     # * an agent's first packet is a 40-byte SYN (syn_ true) whose ACK gives
     #   the sender an RTT sample, so a loss in the first round costs ns-2 a
     #   200 ms RTO; the ns2 host has no handshake and would wait rtxcur_init_'s
@@ -565,6 +568,8 @@ def incast_tasks(
     for s in seeds:
         for disc in discs:
             for n in servers:
+                if series == NS2_SERIES and not fixed_flow:
+                    size = {"sru": f"{-(-parse_size('1MB') // (n * mss)) * mss}B"}
                 sc = incast_scenario(n, **size, buffer="32pkt", rounds=rounds, seed=s, **ns2_incast)
                 sc["tcp"] = dict(tcp)
                 sc["queue"]["discipline"] = disc
