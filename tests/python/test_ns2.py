@@ -156,14 +156,17 @@ def test_cli_run_and_compare_against_ns2(tmp_path):
 
 
 #: The CI grid: FAST'08 Fig. 4's setup (queue-limit 32, SRU 256000 bytes,
-#: NewReno, min RTO 200 ms) without loss (1, 2 servers) and in the collapse
-#: (8, 16 servers), and SIGCOMM'09 Fig. 2's 1 MB block at a fixed 1 ms RTO on
-#: a 1 us tick (16 servers); 3 seeds, 12 rounds each.
+#: NewReno, min RTO 200 ms) without loss (2 servers), with losses repaired
+#: without timeouts (3), and in the collapse (8, 32 servers), and SIGCOMM'09
+#: Fig. 2's 1 MB block at a fixed 1 ms RTO on a 1 us tick (16 servers); 3
+#: seeds of 40 rounds each, as the study runs them. (Just past the cliff, 4
+#: and 5 servers, a run's goodput hangs on whether one 200 ms timeout falls
+#: in its 40 rounds: docs/ns2.md, the grid.)
 GRID = [
-    ("fig4", 1, {}),
     ("fig4", 2, {}),
+    ("fig4", 3, {}),
     ("fig4", 8, {}),
-    ("fig4", 16, {}),
+    ("fig4", 32, {}),
     (
         "sig2-1ms",
         16,
@@ -185,7 +188,7 @@ def test_ns2_host_agrees_with_ns2(name, servers, kw):
     over three seeds within ±10 % of ns-2's or ±15 Mb/s (docs/ns2.md)."""
     from fairlab.ns2 import simulate_ns2
 
-    sc = _ns2(servers, buffer_pkts=32, rounds=12, **kw)
+    sc = _ns2(servers, buffer_pkts=32, rounds=40, **kw)
     seeds = (1, 2, 3)
     fl = [fairlab.simulate(sc, seed=s).summary["incast_goodput_bps"] / 1e6 for s in seeds]
     ns = [simulate_ns2(sc, seed=s).summary["incast_goodput_bps"] / 1e6 for s in seeds]
