@@ -1578,10 +1578,11 @@ INCAST_NOTES = (
     "repeats exactly; HCF's three seeds (its hash functions) differ by at most 12 %. "
     "Extras, not checked: HCF with HP 4 + LP 28 keeps 2 servers at line rate, is below FIFO "
     "at 4-25, above at 32-100 on every seed (10.4-10.8 against 8.7 Mb/s at 32, 4.0-4.3 "
-    "against 2.8 at 100) and equal from 128. On ns-2's own Reno agent the picture up to 100 "
-    "servers is the same (HCF 32-39 Mb/s at 2 servers), and HCF is above FIFO at 200 and 256 "
-    "(0.26 against 0.05 Mb/s), where FIFO's backoff ladder reaches 180 s: a recovery, but at "
-    "under 1 Mb/s."
+    "against 2.8 at 100) and equal from 128. On ns-2's own Reno agent (with the request, the "
+    "block in whole segments and the warm-up as ns-2's agents have them) HCF is below FIFO at "
+    "every N from 2 on every seed (30-37 against 947 Mb/s at 2 servers, 0.06 against 0.40 at "
+    "256), never above; its FIFO agrees with ns-2 2.35 (docs/hcf.md, 'ns-2 2.35 beside "
+    "fairlab')."
 )
 INCAST_FIXED_NOTES = (
     "The paper's own explanation holds: with few flows HCF drops more than FIFO (4 servers: "
@@ -1594,8 +1595,9 @@ INCAST_FIXED_NOTES = (
     "Extras, not checked: HCF with HP 4 + LP 28 equals FIFO up to 4 servers, is below at 8, "
     "equal at 16-32 and above at 64-128 on every seed (5.9-6.1 against 4.7 Mb/s at 64), about "
     "equal from 200: the published shape (a win only with many flows), on a split the paper "
-    "does not give for this case. On ns-2's Reno agent HCF is below FIFO up to 100 servers, "
-    "above at 128 and 200, below at 256 and 400."
+    "does not give for this case. On ns-2's Reno agent HCF is below FIFO at 4 servers, above "
+    "at 8, below at 16-100 and above at 128-400 on every seed (0.28-0.34 against 0.16 Mb/s at "
+    "256)."
 )
 
 EXPERIMENTS = [
