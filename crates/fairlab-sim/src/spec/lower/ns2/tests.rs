@@ -129,6 +129,7 @@ fn the_fast08_incast_lowers_to_its_nodes_queues_agent_and_application() {
             request_bytes: 100,
             rounds: 40,
             warmup: true,
+            request_order: "index",
             start_s: 0.0,
             tcp: 0,
         }]
@@ -436,4 +437,15 @@ fn workloads_with_equal_settings_share_one_agent() {
         .collect();
     assert_eq!(tcps, [0, 0, 1]);
     assert_eq!(p.tcp[1].vars["windowInit_"], json!(4));
+}
+
+/// The incast's request order reaches the plan: the harness shuffles each
+/// round's requests with "random", as the authors' client does.
+#[test]
+fn the_request_order_reaches_the_plan() {
+    let text = FAST08.replace("warmup = true", "warmup = true\nrequest_order = \"random\"");
+    match &lowered(&text).workloads[0] {
+        PlanWorkload::Incast { request_order, .. } => assert_eq!(*request_order, "random"),
+        w => panic!("{w:?}"),
+    }
 }
