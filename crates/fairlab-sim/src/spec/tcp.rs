@@ -147,6 +147,8 @@ pub struct TcpSettings {
     pub ns2_recovery: bool,
     /// ns-2's restart after idle (`TcpConfig::idle_restart`); `ns2` only.
     pub idle_restart: bool,
+    /// ns-2's limited transmit (`TcpConfig::ns2_limited_transmit`); `ns2` only.
+    pub ns2_limited_transmit: bool,
     /// ns-2's RTO arithmetic (`TcpConfig::ns2_rto`); `ns2` only.
     pub ns2_rto: bool,
     pub pacing: Pacing,
@@ -341,6 +343,8 @@ impl ProfileName {
                 ns2_recovery: false,
                 // RFC 5681 (4.1) is slow_start_after_idle.
                 idle_restart: false,
+                // RFC 3042: limited transmit sends new data only.
+                ns2_limited_transmit: false,
                 // RFC 6298.
                 ns2_rto: false,
                 // No host of the incast era paced (fq and TCP pacing came
@@ -410,6 +414,9 @@ impl ProfileName {
                 ns2_recovery: true,
                 // tcp.cc newtimer(), timeout(): slow_start_restart_ true.
                 idle_restart: true,
+                // tcp.cc send_one(): the segment at t_seqno_, after a
+                // timeout a go-back-N retransmission.
+                ns2_limited_transmit: true,
                 // tcp.cc rtt_update(), rtt_timeout(), rtt_backoff().
                 ns2_rto: true,
                 ..ProfileName::Rfc.settings()

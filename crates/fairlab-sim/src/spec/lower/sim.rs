@@ -88,6 +88,7 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         halve_window: s.halve_window,
         ns2_recovery: s.ns2_recovery,
         idle_restart: s.idle_restart,
+        ns2_limited_transmit: s.ns2_limited_transmit,
         ns2_rto: s.ns2_rto,
         pacing: Pacing {
             enabled: s.pacing.enabled,

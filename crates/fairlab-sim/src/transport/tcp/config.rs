@@ -183,6 +183,14 @@ pub struct TcpConfig {
     /// sending new data with nothing outstanding restarts it (`output()`'s
     /// `force_set_rtx_timer`).
     pub idle_restart: bool,
+    /// ns-2's limited transmit (tcp/tcp.cc `send_one()`, called by
+    /// tcp-newreno.cc `recv()` on each of the first `numdupacks_ - 1`
+    /// duplicate ACKs with `singledup_` on): it sends the segment at
+    /// `t_seqno_`, which after a timeout's go-back-N (`reset_rtx_timer(0,1)`:
+    /// `t_seqno_ = highest_ack_ + 1`) is a retransmission below `maxseq_`,
+    /// where RFC 3042 sends only new data. With this, limited transmit sends
+    /// the segment at `snd_nxt` even when `snd_nxt < snd_max`.
+    pub ns2_limited_transmit: bool,
     /// ns-2's RTO arithmetic (tcp/tcp.cc `rtt_update()`, `rtt_timeout()`,
     /// `rtt_backoff()` with `timestamps_` off, `rfc2988_` on): RTT samples
     /// count the clock's tick boundaries crossed (`t_rtt_`, at least one),
@@ -358,6 +366,7 @@ impl Profile {
                 halve_window: false,
                 ns2_recovery: false,
                 idle_restart: false,
+                ns2_limited_transmit: false,
                 ns2_rto: false,
                 pacing: Pacing::OFF,
                 small_queues: None,
@@ -416,6 +425,9 @@ impl Profile {
                 ns2_recovery: true,
                 // newtimer() and timeout() with slow_start_restart_ true.
                 idle_restart: true,
+                // send_one(): t_seqno_, a go-back-N retransmission after a
+                // timeout.
+                ns2_limited_transmit: true,
                 // rtt_update(), rtt_timeout(), rtt_backoff().
                 ns2_rto: true,
                 ..Profile::Rfc.config()

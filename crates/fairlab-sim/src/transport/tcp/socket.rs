@@ -1292,13 +1292,15 @@ impl TcpSocket {
             if self.cfg.limited_transmit && self.snd_nxt < self.app_end {
                 let len = (self.app_end - self.snd_nxt).min(mss);
                 let allowed = (self.peer_wnd as u64).min(self.cwnd + self.dupacks as u64 * mss);
-                if self.snd_nxt == self.snd_max
+                // ns-2's send_one() (tcp/tcp.cc) sends the segment at
+                // t_seqno_, below maxseq_ after a timeout's go-back-N.
+                if (self.snd_nxt == self.snd_max || self.cfg.ns2_limited_transmit)
                     && self.snd_nxt + len <= self.snd_una + allowed
                     && !self.small_queue_full()
                 {
                     self.send_data(now, self.snd_nxt, len, out);
                     self.snd_nxt += len;
-                    self.snd_max = self.snd_nxt;
+                    self.snd_max = self.snd_max.max(self.snd_nxt);
                 }
             }
         } else if self.dupacks == self.cfg.dupack_threshold {

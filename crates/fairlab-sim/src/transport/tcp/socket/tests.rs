@@ -1075,12 +1075,43 @@ impl TcpConfig {
             halve_window: n.halve_window,
             ns2_recovery: n.ns2_recovery,
             idle_restart: n.idle_restart,
+            ns2_limited_transmit: n.ns2_limited_transmit,
             ns2_rto: n.ns2_rto,
             backoff_restarts_srtt: n.backoff_restarts_srtt,
             limited_transmit: n.limited_transmit,
             slow_start_after_idle: n.slow_start_after_idle,
             ..self
         }
+    }
+}
+
+#[test]
+fn ns2_limited_transmit_after_a_timeout_sends_the_go_back_n_segment() {
+    // tcp.cc send_one() on the first duplicate ACK sends t_seqno_, which a
+    // timeout set back to highest_ack_ + 1: a retransmission below maxseq_.
+    // RFC 3042 sends new data only (snd_nxt == snd_max), so nothing here.
+    for ns2_lt in [true, false] {
+        let c = TcpConfig {
+            ns2_limited_transmit: ns2_lt,
+            ..ns2()
+        };
+        let mut out = Vec::new();
+        let mut s = established(c, 30, &mut out);
+        assert_eq!(data_seqs(&out).len(), 10);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        out.clear();
+        // A spurious timeout: the originals of segments 0-2 are acknowledged,
+        // cwnd 2 resends 3 and 4 (go-back-N).
+        let t = d + Time::from_us(10);
+        s.on_segment(t, &ack(seg(3)), &mut out);
+        assert_eq!(data_seqs(&out), vec![seg(3), seg(4)]);
+        out.clear();
+        // The receiver's duplicate ACK for the resent segment 0.
+        s.on_segment(t, &ack(seg(3)), &mut out);
+        let want = if ns2_lt { vec![seg(5)] } else { vec![] };
+        assert_eq!(data_seqs(&out), want, "ns2_limited_transmit {ns2_lt}");
+        assert_eq!(s.stats.timeouts, 1);
     }
 }
 
