@@ -248,14 +248,18 @@ proc fl_finish {} {
         set kind [lindex [split [$agent info class] /] end]
         if {$kind == "UDP"} {
             global fl_udp_sent
-            puts [format "FL flow %d %.12g %.12g %d %d 0 0 0 0 0" $id $fl_flow_start($id) $end \
+            puts [format "FL flow %d %.12g %.12g %d %d 0 0 0 0 0 0" $id $fl_flow_start($id) $end \
                 $fl_udp_sent($id) [$sink set npkts_]]
             continue
         }
-        puts [format "FL flow %d %.12g %.12g %d %d %d %d %.12g %.12g %.12g" $id \
+        # An incast flow's request agent (the other end of the simulator's
+        # connection): its timeouts, 0 for other flows.
+        set req_to 0
+        if {[llength $f] > 3} { set req_to [[lindex $f 3] set nrexmit_] }
+        puts [format "FL flow %d %.12g %.12g %d %d %d %d %.12g %.12g %.12g %d" $id \
             $fl_flow_start($id) $end [$agent set ndatapack_] [$sink set bytes_] \
             [$agent set nrexmitpack_] [$agent set nrexmit_] [$agent set cwnd_] \
-            [$agent set srtt_] [$agent set tcpTick_]]
+            [$agent set srtt_] [$agent set tcpTick_] $req_to]
     }
     foreach p $fl_ports {
         lassign $p a b qm

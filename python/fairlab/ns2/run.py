@@ -128,6 +128,7 @@ def parse(lines: list[str]) -> dict[str, Any]:
                 "cwnd_pkts": float(f[8]),
                 "srtt_ticks8": float(f[9]),
                 "tick_s": float(f[10]),
+                "request_timeouts": int(f[11]),
             }
         elif f[0] == "port":
             out["ports"].append(
@@ -368,7 +369,9 @@ def _port_rows(plan: dict, raw: dict) -> list[dict]:
     return rows
 
 
-def _summary(plan, seed, rounds, flows, ports, run_end, wall, digest) -> dict[str, Any]:
+def _summary(
+    plan, seed, rounds, flows, ports, run_end, wall, digest, request_timeouts=0
+) -> dict[str, Any]:
     has_incast = any(w["kind"] == "incast" for w in plan["workloads"])
     rb = sum(r["bytes"] for r in rounds)
     rt = sum(r["duration_s"] for r in rounds)
@@ -392,7 +395,9 @@ def _summary(plan, seed, rounds, flows, ports, run_end, wall, digest) -> dict[st
         "incast_goodput_wire_bps": rb * 8 / rt * (psize + script.HEADER_BYTES) / psize
         if has_incast and rt > 0
         else math.nan,
-        "total_timeouts": sum(max(f["timeouts"], 0) for f in flows),
+        # As the simulator counts them: both ends of every connection (an
+        # incast's request agent too; the flows table has the data side).
+        "total_timeouts": sum(max(f["timeouts"], 0) for f in flows) + request_timeouts,
         "timeouts_retransmission": UNKNOWN,
         "timeouts_tail": UNKNOWN,
         "timeouts_window": UNKNOWN,
@@ -422,7 +427,8 @@ def tables_from(plan: dict, raw: dict, seed: int, wall: float) -> tuple[dict, di
     }
     hashed: list[Any] = [flows, rounds, ports] + ([series] if series else [])
     h = hashlib.sha256(json.dumps(hashed, default=str).encode()).hexdigest()
-    summary = _summary(plan, seed, rounds, flows, ports, run_end, wall, "ns2-" + h[:16])
+    req = sum(f.get("request_timeouts", 0) for f in raw["flows"].values())
+    summary = _summary(plan, seed, rounds, flows, ports, run_end, wall, "ns2-" + h[:16], req)
     return tables, summary
 
 

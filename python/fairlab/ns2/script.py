@@ -133,7 +133,9 @@ def _incast(w: int, wl: dict[str, Any], tcp: dict[str, Any], flow0: int) -> list
             f"$fl_cli({w},{i}) set cb {{fl_incast_client_msg {w} {i}}}",
             f"$fl_cli({w},{i}) attach-agent $fl_dsink({w},{i})",
             f"$fl_cli({w},{i}) start",
-            f"lappend fl_flows [list {fid} $fl_dat({w},{i}) $fl_dsink({w},{i})]",
+            # The request agent too: its timeouts count in the run's total,
+            # as the simulator counts both ends of a connection.
+            f"lappend fl_flows [list {fid} $fl_dat({w},{i}) $fl_dsink({w},{i}) $fl_req({w},{i})]",
             f"set fl_flow_start({fid}) {_num(float(wl.get('start_s', 0.0)))}",
         ]
     lines.append(f"$ns at {_num(float(wl.get('start_s', 0.0)))} {{fl_incast_start {w}}}")
