@@ -89,6 +89,7 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         ns2_recovery: s.ns2_recovery,
         idle_restart: s.idle_restart,
         ns2_rto: s.ns2_rto,
+        ns2_sack1: s.ns2_sack1,
         pacing: Pacing {
             enabled: s.pacing.enabled,
             ss_ratio: s.pacing.ss_ratio,
