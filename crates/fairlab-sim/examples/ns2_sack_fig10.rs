@@ -57,6 +57,11 @@ fn main() {
             let res = fairlab_sim::run(&sc, Some(seed)).unwrap();
             g += res.float("incast_goodput_bps") * 1.04 / 1e6;
             to += res.int("total_timeouts") as f64 / 40.0;
+            eprintln!(
+                "{n} servers seed {seed}: {} drops, {} timeouts",
+                res.int("drops"),
+                res.int("total_timeouts")
+            );
             for (c, k) in causes.iter_mut().zip([
                 "timeouts_retransmission",
                 "timeouts_tail",

@@ -1424,16 +1424,19 @@ impl TcpSocket {
         // `else if (timeout_ == FALSE)`: after a timeout, duplicate ACKs
         // count for nothing until new data is acknowledged; and `if
         // (scb_->CheckUpdate())`: only one whose blocks SACK new data.
-        if self.sack1_timeout || !changed {
-            return;
+        if !self.sack1_timeout && changed {
+            self.dupacks += 1;
+            let thresh = self.cfg.dupack_threshold;
+            if self.dupacks == thresh {
+                self.sack1_dupack_action(now, out);
+            } else if self.dupacks < thresh {
+                // `singledup_`: send_one().
+                self.limited_transmit(now, out);
+            }
         }
-        self.dupacks += 1;
-        let thresh = self.cfg.dupack_threshold;
-        if self.dupacks == thresh {
-            self.sack1_dupack_action(now, out);
-        } else if self.dupacks < thresh {
-            // `singledup_`: send_one().
-            self.limited_transmit(now, out);
+        // Then send_much() only `if (dupacks_ == 0)`.
+        if self.dupacks > 0 {
+            self.sack1_hold = true;
         }
     }
 
