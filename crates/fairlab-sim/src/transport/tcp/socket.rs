@@ -140,6 +140,14 @@ struct Extras {
     tsq_throttled: bool,
 }
 
+/// ns-2's `TCPSink/Sack1` state (see `TcpSocket::sink_stack`): the
+/// `SackStack` and the blocks of the next ACK.
+#[derive(Clone, Debug, Default)]
+struct SinkSack {
+    stack: Vec<(u64, u64)>,
+    blocks: Vec<(u64, u64)>,
+}
+
 #[derive(Clone, Debug)]
 pub struct TcpSocket {
     /// Shared by every socket built from the same settings (a workload's):
@@ -220,6 +228,10 @@ pub struct TcpSocket {
     ooo: Reassembly,
     unacked_segments: u32,
     delack_deadline: OptTime,
+    /// With `ns2_sack1`, ns-2's `TCPSink/Sack1` (tcp/tcp-sink.cc
+    /// `Sacker`): the stack of the blocks last reported (`SackStack` of
+    /// `maxSackBlocks_` entries, most recent first) ...
+    sink_stack: Option<Box<SinkSack>>,
     /// RFC 7323 TS.Recent: timestamp to echo.
     ts_recent: Time,
     /// RFC 3168 receiver: ECE latched until CWR.
@@ -297,6 +309,7 @@ impl TcpSocket {
             ooo: Reassembly::default(),
             unacked_segments: 0,
             delack_deadline: OptTime::NONE,
+            sink_stack: None,
             ts_recent: NO_TS,
             ece_latched: false,
             ce_state: false,
@@ -577,6 +590,15 @@ impl TcpSocket {
     /// the others from the highest down, up to three.
     fn fill_sack(&self, p: &mut Packet) {
         let base = self.rcv_nxt;
+        if let Some(k) = self.sink_stack.as_deref() {
+            let mut n = 0;
+            for &(l, r) in k.blocks.iter().filter(|b| b.0 >= base) {
+                p.sack[n] = ((l - base) as u32, (r - base) as u32);
+                n += 1;
+            }
+            p.sack_len = n as u8;
+            return;
+        }
         let mut n = 0usize;
         let first = self.ooo.last_arrival().and_then(|s| {
             self.ooo
@@ -1018,8 +1040,69 @@ impl TcpSocket {
         self.consecutive_timeouts = 0;
     }
 
+    /// ns-2's `Sacker::append_ack()` (tcp/tcp-sink.cc, `maxSackBlocks_`
+    /// 3, no D-SACK) for the segment `[start, end)` just received: the
+    /// block holding it if it lies above the cumulative ACK, then the
+    /// blocks last reported (the stack), skipping those it covers (a
+    /// segment at or below the cumulative ACK covers everything below it)
+    /// and stopping at one past the highest byte seen; the new block goes
+    /// on top of the stack, the oldest falling off a full stack. Nothing,
+    /// and the stack emptied, once the cumulative ACK is at the highest
+    /// byte seen.
+    fn sink_sack1(&mut self, start: u64) {
+        let maxseen = self.ooo.ranges().last().map_or(self.rcv_nxt, |r| r.1);
+        let size = MAX_SACK_BLOCKS;
+        let rcv_nxt = self.rcv_nxt;
+        let recent = if start >= rcv_nxt {
+            self.ooo
+                .ranges()
+                .iter()
+                .find(|r| r.0 <= start && start < r.1)
+                .copied()
+        } else {
+            None
+        };
+        let k = self.sink_stack.get_or_insert_with(Box::default);
+        k.blocks.clear();
+        if rcv_nxt >= maxseen {
+            k.stack.clear();
+            return;
+        }
+        // `recent_sack_left/right`: [0, cumulative ACK) for a segment at
+        // or below it.
+        let (rl, rr) = recent.unwrap_or((0, rcv_nxt));
+        if let Some(b) = recent {
+            k.blocks.push(b);
+        }
+        let mut i = 0;
+        while k.blocks.len() < size && i < k.stack.len() {
+            let (l, r) = k.stack[i];
+            if r > maxseen {
+                break;
+            }
+            if rl <= l && rr >= r {
+                k.stack.remove(i);
+                continue;
+            }
+            k.blocks.push((l, r));
+            i += 1;
+        }
+        if let Some(b) = recent {
+            k.stack.truncate(size - 1);
+            k.stack.insert(0, b);
+        }
+    }
+
     /// Receive half: returns (bytes delivered in order, ACK immediately).
     fn receive(&mut self, seg: &Packet, out: &mut Vec<Packet>) -> (u64, bool) {
+        let r = self.receive_segment(seg, out);
+        if self.cfg.sack && self.cfg.ns2_sack1 {
+            self.sink_sack1(seg.seq);
+        }
+        r
+    }
+
+    fn receive_segment(&mut self, seg: &Packet, out: &mut Vec<Packet>) -> (u64, bool) {
         let mut immediate = false;
         if self.cfg.ecn {
             let ce = seg.has(flags::CE);

@@ -1476,3 +1476,29 @@ fn ns2_sack1_a_partial_ack_sends_two_and_the_end_of_recovery_keeps_cwnd() {
         }
     }
 }
+
+#[test]
+fn ns2_sack1_sink_reports_the_blocks_it_reported_last_not_the_highest() {
+    // tcp-sink.cc Sacker::append_ack(), maxSackBlocks_ 3: after the block
+    // of the segment just received come the entries of the SackStack (the
+    // blocks reported last, three at most), not RFC 2018's highest. 0 lost;
+    // 1, 4, 7, 10, 2, then 5 arrive: the stack holds [1,3) [10] [7], so the
+    // ACK of 5 carries [4,6) [1,3) [10]; RFC 2018: [4,6) [10] [7].
+    for on in [true, false] {
+        let mut out = Vec::new();
+        let mut r = TcpSocket::new(sack1(on), 0, 0, 1, true);
+        r.open_established(Time::ZERO);
+        let data = |i: u64| from_peer(1 + i * MSS, 1, MSS as u32, flags::ACK);
+        for i in [2, 5, 8, 11, 3, 6] {
+            r.on_segment(Time::from_us(100), &data(i - 1), &mut out);
+        }
+        let blocks: Vec<(u64, u64)> = out.last().unwrap().sack_blocks().collect();
+        let b = |l: u64, h: u64| (seg(l), seg(h));
+        let want = if on {
+            vec![b(4, 6), b(1, 3), b(10, 11)]
+        } else {
+            vec![b(4, 6), b(10, 11), b(7, 8)]
+        };
+        assert_eq!(blocks, want, "ns2_sack1 {on}");
+    }
+}
