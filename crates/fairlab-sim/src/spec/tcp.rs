@@ -151,6 +151,8 @@ pub struct TcpSettings {
     pub ns2_limited_transmit: bool,
     /// ns-2's RTO arithmetic (`TcpConfig::ns2_rto`); `ns2` only.
     pub ns2_rto: bool,
+    /// ns-2's Sack1 sender (`TcpConfig::ns2_sack1`); `ns2` only.
+    pub ns2_sack1: bool,
     pub pacing: Pacing,
     /// TCP Small Queues: the most bytes of one socket in its host's qdisc
     /// and ring before it stops sending new data (None: off).
@@ -347,6 +349,8 @@ impl ProfileName {
                 ns2_limited_transmit: false,
                 // RFC 6298.
                 ns2_rto: false,
+                // RFC 6675.
+                ns2_sack1: false,
                 // No host of the incast era paced (fq and TCP pacing came
                 // with Linux 3.12, 2013).
                 pacing: Pacing::OFF,
@@ -419,6 +423,8 @@ impl ProfileName {
                 ns2_limited_transmit: true,
                 // tcp.cc rtt_update(), rtt_timeout(), rtt_backoff().
                 ns2_rto: true,
+                // tcp-sack1.cc: Agent/TCP/Sack1 with partial_ack_ true.
+                ns2_sack1: true,
                 ..ProfileName::Rfc.settings()
             },
             // docs/model.md, "Host profiles": each value and where it comes from.

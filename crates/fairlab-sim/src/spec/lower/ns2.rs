@@ -643,7 +643,7 @@ fn agent(
         }
     };
     let agent = if t.sack {
-        warn("sack", "true as Agent/TCP/Sack1 (ns-2's scoreboard and pipe estimate, not RFC 6675's rules as the simulator runs them)".into());
+        warn("sack", "true as Agent/TCP/Sack1 (the simulator's ns2 host follows its rules, docs/model.md, but agrees with it less closely than with Reno and NewReno, docs/ns2.md)".into());
         "Sack1"
     } else {
         base

@@ -90,6 +90,7 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         idle_restart: s.idle_restart,
         ns2_limited_transmit: s.ns2_limited_transmit,
         ns2_rto: s.ns2_rto,
+        ns2_sack1: s.ns2_sack1,
         pacing: Pacing {
             enabled: s.pacing.enabled,
             ss_ratio: s.pacing.ss_ratio,

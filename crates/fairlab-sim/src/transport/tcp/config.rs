@@ -204,6 +204,21 @@ pub struct TcpConfig {
     /// that never happens, as in ns-2: fast retransmit stops timing, and a
     /// segment timed after it lies above `recover`.)
     pub ns2_rto: bool,
+    /// ns-2's SACK sender, `Agent/TCP/Sack1` (tcp/tcp-sack1.cc, with the
+    /// `ScoreBoardRQ` scoreboard of tcp/scoreboard-rq.cc and
+    /// `partial_ack_` true), in place of RFC 6675, when `sack` is on:
+    /// a duplicate ACK counts only if its SACK blocks report new data, and
+    /// none counts after a timeout until new data is acked (`timeout_`);
+    /// on the third, `pipe_` = packets outstanding - 3, cwnd and ssthresh
+    /// halved (`slowdown()`), the first hole retransmitted; in recovery
+    /// every ACK takes one from `pipe_` and each packet sent adds one, and
+    /// while `pipe_` < cwnd the sender retransmits each hole below the
+    /// highest SACKed packet once (no RFC 6675 IsLost) or sends new data;
+    /// a partial ACK sends two more packets (`partial_ack_action()`); the
+    /// ACK of `recover_` ends recovery without opening cwnd; a new ACK
+    /// outside recovery, the end of recovery and a timeout forget the
+    /// SACK information.
+    pub ns2_sack1: bool,
     /// Linux's TCP pacing (docs/tcp-family.md, "Pacing"); off in every
     /// profile.
     pub pacing: Pacing,
@@ -368,6 +383,7 @@ impl Profile {
                 idle_restart: false,
                 ns2_limited_transmit: false,
                 ns2_rto: false,
+                ns2_sack1: false,
                 pacing: Pacing::OFF,
                 small_queues: None,
             },
@@ -430,6 +446,8 @@ impl Profile {
                 ns2_limited_transmit: true,
                 // rtt_update(), rtt_timeout(), rtt_backoff().
                 ns2_rto: true,
+                // tcp-sack1.cc (Agent/TCP/Sack1, partial_ack_ true).
+                ns2_sack1: true,
                 ..Profile::Rfc.config()
             },
             // spec/tcp.rs says where each value comes from.

@@ -46,6 +46,10 @@ impl RtoEstimator {
     pub fn backoff(&self) -> u32 {
         self.backoff
     }
+    /// Ends the backoff without a sample (ns-2's `t_backoff_ = 1`).
+    pub fn end_backoff(&mut self) {
+        self.backoff = 0;
+    }
 
     /// Takes an RTT sample `r` (already quantized by the clock). Inlined
     /// into the ACK path whichever codegen unit it lands in (out of line it

@@ -91,6 +91,11 @@ impl Scoreboard {
         i < self.ranges.len() && self.ranges[i].0 <= seq
     }
 
+    /// Bytes SACKed in all.
+    pub fn total(&self) -> u64 {
+        self.ranges.iter().map(|r| r.1 - r.0).sum()
+    }
+
     /// Bytes SACKed strictly above `seq`.
     pub fn sacked_above(&self, seq: u64) -> u64 {
         self.ranges

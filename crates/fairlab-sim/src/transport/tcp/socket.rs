@@ -140,6 +140,14 @@ struct Extras {
     tsq_throttled: bool,
 }
 
+/// ns-2's `TCPSink/Sack1` state (see `TcpSocket::sink_stack`): the
+/// `SackStack` and the blocks of the next ACK.
+#[derive(Clone, Debug, Default)]
+struct SinkSack {
+    stack: Vec<(u64, u64)>,
+    blocks: Vec<(u64, u64)>,
+}
+
 #[derive(Clone, Debug)]
 pub struct TcpSocket {
     /// Shared by every socket built from the same settings (a workload's):
@@ -182,7 +190,22 @@ pub struct TcpSocket {
     /// inflation (ns-2's `dupwnd_`), bytes; cwnd less this is ns-2's `cwnd_`.
     dupwnd: u64,
     /// RFC 6675 HighRxt: one past the highest byte retransmitted in recovery.
+    /// With `ns2_sack1`, ScoreBoardRQ's `h_seqno_` (tcp/scoreboard-rq.h):
+    /// where the search for the next hole to retransmit starts.
     high_rxt: u64,
+    /// With `ns2_sack1`, tcp-sack1.cc's `pipe_`, packets (in recovery: set
+    /// on entry, one less per ACK, one more per packet sent).
+    sack1_pipe: i64,
+    /// With `ns2_sack1`, tcp-sack1.cc's `next_pkt_`: the next packet a
+    /// partial ACK sends (kept across recoveries, as there).
+    sack1_next_pkt: u64,
+    /// With `ns2_sack1`, tcp-sack1.cc's `timeout_`: a timeout happened and
+    /// no new data has been acknowledged since (duplicate ACKs ignored).
+    sack1_timeout: bool,
+    /// With `ns2_sack1`: this ACK sends nothing (tcp-sack1.cc recv() calls
+    /// send_much() only with `dupacks_ == 0` outside recovery, and only
+    /// for a valid ACK in it); cleared by the next `try_send`.
+    sack1_hold: bool,
     scoreboard: Scoreboard,
     /// The segment being timed for the RFC 6298 estimator.
     rtt_timing: RttTiming,
@@ -205,6 +228,10 @@ pub struct TcpSocket {
     ooo: Reassembly,
     unacked_segments: u32,
     delack_deadline: OptTime,
+    /// With `ns2_sack1`, ns-2's `TCPSink/Sack1` (tcp/tcp-sink.cc
+    /// `Sacker`): the stack of the blocks last reported (`SackStack` of
+    /// `maxSackBlocks_` entries, most recent first) ...
+    sink_stack: Option<Box<SinkSack>>,
     /// RFC 7323 TS.Recent: timestamp to echo.
     ts_recent: Time,
     /// RFC 3168 receiver: ECE latched until CWR.
@@ -263,6 +290,10 @@ impl TcpSocket {
             first_partial_ack: true,
             dupwnd: 0,
             high_rxt: 0,
+            sack1_pipe: 0,
+            sack1_next_pkt: 0,
+            sack1_timeout: false,
+            sack1_hold: false,
             scoreboard: Scoreboard::default(),
             rtt_timing: RttTiming::NONE,
             rto: RtoEstimator::new(&cfg),
@@ -278,6 +309,7 @@ impl TcpSocket {
             ooo: Reassembly::default(),
             unacked_segments: 0,
             delack_deadline: OptTime::NONE,
+            sink_stack: None,
             ts_recent: NO_TS,
             ece_latched: false,
             ce_state: false,
@@ -356,6 +388,12 @@ impl TcpSocket {
     #[inline]
     fn halves_window(&self) -> bool {
         self.cfg.halve_window && matches!(self.cfg.cc, CcKind::Reno | CcKind::NewReno)
+    }
+
+    /// Whether SACK recovery is ns-2's Sack1 (`ns2_sack1`).
+    #[inline]
+    fn sack1(&self) -> bool {
+        self.cfg.ns2_sack1 && self.recovery_kind == Recovery::Sack
     }
 
     /// ns-2's `slowdown(CLOSE_SSTHRESH_HALF|...)` (tcp/tcp.cc, with
@@ -552,6 +590,15 @@ impl TcpSocket {
     /// the others from the highest down, up to three.
     fn fill_sack(&self, p: &mut Packet) {
         let base = self.rcv_nxt;
+        if let Some(k) = self.sink_stack.as_deref() {
+            let mut n = 0;
+            for &(l, r) in k.blocks.iter().filter(|b| b.0 >= base) {
+                p.sack[n] = ((l - base) as u32, (r - base) as u32);
+                n += 1;
+            }
+            p.sack_len = n as u8;
+            return;
+        }
         let mut n = 0usize;
         let first = self.ooo.last_arrival().and_then(|s| {
             self.ooo
@@ -840,7 +887,19 @@ impl TcpSocket {
 
     /// Sends new data as the windows allow (outside SACK recovery).
     fn try_send(&mut self, now: Time, out: &mut Vec<Packet>) {
-        if self.state != TcpState::Established || self.snd_nxt >= self.app_end {
+        if self.sack1_hold {
+            self.sack1_hold = false;
+            return;
+        }
+        if self.state != TcpState::Established {
+            return;
+        }
+        if self.in_recovery && self.sack1() {
+            // Retransmissions too, once all new data is out.
+            self.sack1_send_much(now, out);
+            return;
+        }
+        if self.snd_nxt >= self.app_end {
             return;
         }
         if self.in_recovery && self.recovery_kind == Recovery::Sack {
@@ -981,8 +1040,69 @@ impl TcpSocket {
         self.consecutive_timeouts = 0;
     }
 
+    /// ns-2's `Sacker::append_ack()` (tcp/tcp-sink.cc, `maxSackBlocks_`
+    /// 3, no D-SACK) for the segment `[start, end)` just received: the
+    /// block holding it if it lies above the cumulative ACK, then the
+    /// blocks last reported (the stack), skipping those it covers (a
+    /// segment at or below the cumulative ACK covers everything below it)
+    /// and stopping at one past the highest byte seen; the new block goes
+    /// on top of the stack, the oldest falling off a full stack. Nothing,
+    /// and the stack emptied, once the cumulative ACK is at the highest
+    /// byte seen.
+    fn sink_sack1(&mut self, start: u64) {
+        let maxseen = self.ooo.ranges().last().map_or(self.rcv_nxt, |r| r.1);
+        let size = MAX_SACK_BLOCKS;
+        let rcv_nxt = self.rcv_nxt;
+        let recent = if start >= rcv_nxt {
+            self.ooo
+                .ranges()
+                .iter()
+                .find(|r| r.0 <= start && start < r.1)
+                .copied()
+        } else {
+            None
+        };
+        let k = self.sink_stack.get_or_insert_with(Box::default);
+        k.blocks.clear();
+        if rcv_nxt >= maxseen {
+            k.stack.clear();
+            return;
+        }
+        // `recent_sack_left/right`: [0, cumulative ACK) for a segment at
+        // or below it.
+        let (rl, rr) = recent.unwrap_or((0, rcv_nxt));
+        if let Some(b) = recent {
+            k.blocks.push(b);
+        }
+        let mut i = 0;
+        while k.blocks.len() < size && i < k.stack.len() {
+            let (l, r) = k.stack[i];
+            if r > maxseen {
+                break;
+            }
+            if rl <= l && rr >= r {
+                k.stack.remove(i);
+                continue;
+            }
+            k.blocks.push((l, r));
+            i += 1;
+        }
+        if let Some(b) = recent {
+            k.stack.truncate(size - 1);
+            k.stack.insert(0, b);
+        }
+    }
+
     /// Receive half: returns (bytes delivered in order, ACK immediately).
     fn receive(&mut self, seg: &Packet, out: &mut Vec<Packet>) -> (u64, bool) {
+        let r = self.receive_segment(seg, out);
+        if self.cfg.sack && self.cfg.ns2_sack1 {
+            self.sink_sack1(seg.seq);
+        }
+        r
+    }
+
+    fn receive_segment(&mut self, seg: &Packet, out: &mut Vec<Packet>) -> (u64, bool) {
         let mut immediate = false;
         if self.cfg.ecn {
             let ce = seg.has(flags::CE);
@@ -1045,6 +1165,13 @@ impl TcpSocket {
         let window_changed = seg.wnd != self.peer_wnd;
         self.peer_wnd = seg.wnd;
         let ece = seg.has(flags::ECE);
+        // ScoreBoardRQ::UpdateScoreBoard()'s `changed_`: whether this ACK's
+        // blocks SACK anything new (CheckUpdate()).
+        let sacked_before = if self.cfg.ns2_sack1 {
+            self.scoreboard.total()
+        } else {
+            0
+        };
         if self.cfg.sack {
             for (s, e) in seg.sack_blocks() {
                 if s >= ack.max(self.snd_una) && e <= self.snd_max {
@@ -1066,6 +1193,10 @@ impl TcpSocket {
             self.stats.ecn_reductions += 1;
         }
 
+        if self.in_recovery && self.sack1() {
+            self.sack1_recovery_ack(now, seg, ece, ecn_reduced, ca_open, out);
+            return;
+        }
         if ack > self.snd_una {
             self.new_ack(now, seg, ece, ecn_reduced, ca_open, out);
             return;
@@ -1082,6 +1213,11 @@ impl TcpSocket {
             return;
         }
         self.note_ack_arrival(now, ack);
+        if self.sack1() {
+            let changed = self.scoreboard.total() != sacked_before;
+            self.sack1_dupack(now, changed, out);
+            return;
+        }
         self.dupacks += 1;
         match self.recovery_kind {
             Recovery::Sack => self.sack_on_dupack(now, out),
@@ -1160,7 +1296,26 @@ impl TcpSocket {
         // Whether this ACK opens cwnd (outside recovery; with ns2_recovery
         // also the ACK that ends it).
         let mut open = !self.in_recovery;
-        if self.in_recovery && self.cfg.ns2_recovery && self.recovery_kind != Recovery::Sack {
+        if self.sack1() {
+            if self.in_recovery {
+                // tcp-sack1.cc recv(), in fast recovery, `seqno >= recover_`:
+                // recovery over, `recover_ = 0`, newack() without
+                // opencwnd(): cwnd_ stays the halved window.
+                self.in_recovery = false;
+                self.recover = 0;
+            } else {
+                // tcp-sack1.cc recv(), a new ACK outside recovery:
+                // `firstpartial_ = 0`, recv_newack_helper() (newack(),
+                // opencwnd()).
+                self.first_partial_ack = true;
+            }
+            // Either way `timeout_ = FALSE` and ClearScoreBoard() (the SACK
+            // blocks of this ACK too; `h_seqno_ = -1`).
+            self.sack1_timeout = false;
+            self.scoreboard.clear();
+            self.high_rxt = ack;
+        } else if self.in_recovery && self.cfg.ns2_recovery && self.recovery_kind != Recovery::Sack
+        {
             if self.recovery_kind == Recovery::Reno || ack >= self.recover {
                 // tcp-reno.cc recv(): any new ACK ends Reno's recovery;
                 // tcp-newreno.cc recv(): one at or past `recover_`. Both
@@ -1287,22 +1442,7 @@ impl TcpSocket {
             }
             self.try_send(now, out);
         } else if self.dupacks < self.cfg.dupack_threshold {
-            // RFC 3042 limited transmit: one new segment per duplicate ACK,
-            // flight at most cwnd + 2 SMSS (ns-2's send_one).
-            if self.cfg.limited_transmit && self.snd_nxt < self.app_end {
-                let len = (self.app_end - self.snd_nxt).min(mss);
-                let allowed = (self.peer_wnd as u64).min(self.cwnd + self.dupacks as u64 * mss);
-                // ns-2's send_one() (tcp/tcp.cc) sends the segment at
-                // t_seqno_, below maxseq_ after a timeout's go-back-N.
-                if (self.snd_nxt == self.snd_max || self.cfg.ns2_limited_transmit)
-                    && self.snd_nxt + len <= self.snd_una + allowed
-                    && !self.small_queue_full()
-                {
-                    self.send_data(now, self.snd_nxt, len, out);
-                    self.snd_nxt += len;
-                    self.snd_max = self.snd_max.max(self.snd_nxt);
-                }
-            }
+            self.limited_transmit(now, out);
         } else if self.dupacks == self.cfg.dupack_threshold {
             // RFC 6582 (3.2) step 2: NewReno enters fast retransmit only if
             // this ACK covers more than `recover` (not for losses of a window
@@ -1340,6 +1480,219 @@ impl TcpSocket {
                 // `dupwnd_ = numdupacks_` on top of cwnd_).
                 self.cwnd = base + self.cfg.dupack_threshold as u64 * mss;
             }
+        }
+    }
+
+    /// RFC 3042 limited transmit: one new segment per duplicate ACK, flight
+    /// at most cwnd + 2 SMSS (ns-2's send_one()).
+    fn limited_transmit(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mss = self.mss();
+        if self.cfg.limited_transmit && self.snd_nxt < self.app_end {
+            let len = (self.app_end - self.snd_nxt).min(mss);
+            let allowed = (self.peer_wnd as u64).min(self.cwnd + self.dupacks as u64 * mss);
+            // ns-2's send_one() (tcp/tcp.cc) sends the segment at
+            // t_seqno_, below maxseq_ after a timeout's go-back-N.
+            if (self.snd_nxt == self.snd_max || self.cfg.ns2_limited_transmit)
+                && self.snd_nxt + len <= self.snd_una + allowed
+                && !self.small_queue_full()
+            {
+                self.send_data(now, self.snd_nxt, len, out);
+                self.snd_nxt += len;
+                self.snd_max = self.snd_max.max(self.snd_nxt);
+            }
+        }
+    }
+
+    /// ns-2's Sack1 (tcp-sack1.cc recv(), outside fast recovery): a
+    /// duplicate ACK; `changed` is whether its SACK blocks reported new data.
+    fn sack1_dupack(&mut self, now: Time, changed: bool, out: &mut Vec<Packet>) {
+        // `else if (timeout_ == FALSE)`: after a timeout, duplicate ACKs
+        // count for nothing until new data is acknowledged; and `if
+        // (scb_->CheckUpdate())`: only one whose blocks SACK new data.
+        if !self.sack1_timeout && changed {
+            self.dupacks += 1;
+            let thresh = self.cfg.dupack_threshold;
+            if self.dupacks == thresh {
+                self.sack1_dupack_action(now, out);
+            } else if self.dupacks < thresh {
+                // `singledup_`: send_one().
+                self.limited_transmit(now, out);
+            }
+        }
+        // Then send_much() only `if (dupacks_ == 0)`.
+        if self.dupacks > 0 {
+            self.sack1_hold = true;
+        }
+    }
+
+    /// tcp-sack1.cc dupack_action() (`sack_action`), with `oldCode_` and
+    /// `LimTransmitFix_` false and `numdupacks(cwnd_)` = numdupacks_
+    /// (`numdupacksFrac_` -1).
+    fn sack1_dupack_action(&mut self, now: Time, out: &mut Vec<Packet>) {
+        // `recovered = (highest_ack_ > recover_)`; with bug_fix_ (here
+        // recover_check) nothing unless recovered.
+        if self.cfg.recover_check && self.snd_una <= self.recover {
+            return;
+        }
+        let mss = self.mss();
+        // `recover_ = maxseq_`; `pipe_ = maxseq_ - highest_ack_ -
+        // numdupacks(cwnd_)`: the packets outstanding less the three the
+        // duplicates say have left.
+        self.recover = self.snd_max;
+        let outstanding = (self.snd_max - self.snd_una).div_ceil(mss) as i64;
+        self.sack1_pipe = outstanding - self.cfg.dupack_threshold as i64;
+        // reset_rtx_timer(1,0): set_rtx_timer(), `rtt_active_ = 0`.
+        self.rtt_timing = RttTiming::NONE;
+        self.arm_rto(now);
+        self.in_recovery = true;
+        // scb_->MarkRetran(highest_ack_+1).
+        if self.snd_una >= self.high_rxt {
+            self.high_rxt = self.snd_una + mss;
+        }
+        // slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF).
+        if self.halves_window() {
+            let (ssthresh, half) = self.ns2_halves();
+            self.ssthresh = ssthresh;
+            self.cwnd = half.max(mss);
+        } else {
+            let flight = self.snd_max - self.snd_una;
+            self.ssthresh = self.cc.ssthresh_after_loss(&self.window(), flight, now);
+            self.cwnd = self.ssthresh.max(mss);
+        }
+        self.stats.fast_retransmits += 1;
+        // output(last_ack_ + 1): not counted in pipe_; and recv() sends
+        // nothing more on this ACK (`dupacks_ != 0`).
+        let len = (self.snd_max - self.snd_una).min(mss);
+        self.send_data(now, self.snd_una, len, out);
+        self.sack1_hold = true;
+    }
+
+    /// tcp-sack1.cc recv() in fast recovery (`fastrecov_`): any ACK.
+    fn sack1_recovery_ack(
+        &mut self,
+        now: Time,
+        seg: &Packet,
+        ece: bool,
+        ecn_reduced: bool,
+        ca_open: bool,
+        out: &mut Vec<Packet>,
+    ) {
+        let ack = seg.ack;
+        // `--pipe_`: every ACK in recovery.
+        self.sack1_pipe -= 1;
+        if ack >= self.recover {
+            // `seqno >= recover_`: recovery over (see new_ack).
+            self.new_ack(now, seg, ece, ecn_reduced, ca_open, out);
+            return;
+        }
+        if ack > self.snd_una {
+            // `seqno > highest_ack_`: a partial ACK. highest_ack_ moves (no
+            // newack(): no RTT sample, cwnd_ unchanged); UpdateScoreBoard()
+            // forgets what it covers.
+            self.note_ack_arrival(now, ack);
+            self.snd_una = ack;
+            self.snd_nxt = self.snd_nxt.max(ack);
+            self.consecutive_timeouts = 0;
+            self.scoreboard.advance(ack);
+            self.high_rxt = self.high_rxt.max(ack);
+            // `partial_ack_` true: partial_ack_action(), `++pipe_`, and on
+            // the first partial ACK newtimer() and `t_backoff_ = 1`.
+            self.sack1_partial_ack_action(now, out);
+            self.sack1_pipe += 1;
+            if self.first_partial_ack {
+                self.first_partial_ack = false;
+                self.arm_rto(now);
+                self.rto.end_backoff();
+            }
+        } else if ack == self.snd_una {
+            self.note_ack_arrival(now, ack);
+        } else {
+            // Below last_ack_: not `valid_ack`, no send_much().
+            self.sack1_hold = true;
+        }
+        // Then send_much() (from segment_arrives' try_send).
+    }
+
+    /// tcp-sack1.cc partial_ack_action(): two packets from `next_pkt_`,
+    /// each the next un-SACKed one (ScoreBoardRQ::GetNextUnacked()).
+    fn sack1_partial_ack_action(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mss = self.mss();
+        if self.sack1_next_pkt < self.snd_una {
+            self.sack1_next_pkt = self.snd_una;
+        }
+        for _ in 0..2 {
+            let mut next = self.sack1_next_pkt;
+            if let Some((s, _)) = self.scoreboard.next_hole(next, u64::MAX) {
+                next = next.max(s);
+            }
+            // `if (t_seqno_ < next_pkt_) t_seqno_ = next_pkt_`.
+            if self.snd_nxt < next {
+                self.snd_nxt = next;
+            }
+            // output(next_pkt_) (here never past the data written: ns-2's
+            // output() does not look).
+            if next < self.app_end {
+                let len = (self.app_end - next).min(mss);
+                self.send_data(now, next, len, out);
+                self.snd_max = self.snd_max.max(next + len);
+            }
+            // scb_->MarkRetran(next_pkt_).
+            if next >= self.high_rxt {
+                self.high_rxt = next + mss;
+            }
+            self.sack1_next_pkt = next + mss;
+        }
+    }
+
+    /// tcp-sack1.cc send_much() in fast recovery: while `pipe_ < cwnd_`,
+    /// the next hole to retransmit (ScoreBoardRQ::GetNextRetran()), else
+    /// new data, each within the receiver's window of `highest_ack_`.
+    fn sack1_send_much(&mut self, now: Time, out: &mut Vec<Packet>) {
+        let mss = self.mss();
+        let wnd = self.peer_wnd as u64;
+        // `pipe_ < int(cwnd_)` and `(last_ack_ + 1) < curseq_`.
+        while self.sack1_pipe < (self.cwnd / mss) as i64 && self.snd_una < self.app_end {
+            // GetNextRetran(): from `h_seqno_` (at least `sack_min`), the
+            // first un-SACKed packet with a SACKed one above it: every hole
+            // below the highest SACK, each once.
+            let from = self.high_rxt.max(self.snd_una);
+            let hole = self
+                .scoreboard
+                .next_hole(from, self.snd_max)
+                .filter(|&(s, _)| self.scoreboard.sacked_above(s) > 0);
+            match hole {
+                Some((s, e)) => {
+                    // `recover_ > 0 && xmit_seqno <= highest_ack_ + wnd_`.
+                    if !(self.recover > 0 && s + mss <= self.snd_una + wnd) {
+                        break;
+                    }
+                    let len = (e - s).min(mss);
+                    // MarkRetran(xmit_seqno).
+                    if s >= self.high_rxt {
+                        self.high_rxt = s + len;
+                    }
+                    self.send_data(now, s, len, out);
+                    if self.snd_nxt <= s {
+                        self.snd_nxt = s + len;
+                        self.snd_max = self.snd_max.max(self.snd_nxt);
+                    }
+                }
+                None => {
+                    // `t_seqno_ <= highest_ack_ + wnd_ && t_seqno_ < curseq_`.
+                    if self.snd_nxt >= self.app_end {
+                        break;
+                    }
+                    let len = (self.app_end - self.snd_nxt).min(mss);
+                    if self.snd_nxt + len > self.snd_una + wnd {
+                        break;
+                    }
+                    self.send_data(now, self.snd_nxt, len, out);
+                    self.snd_nxt += len;
+                    self.snd_max = self.snd_max.max(self.snd_nxt);
+                }
+            }
+            // `pipe_++`.
+            self.sack1_pipe += 1;
         }
     }
 
@@ -1573,7 +1926,7 @@ impl TcpSocket {
             return;
         }
         x.pace_deadline = OptTime::NONE;
-        if self.in_recovery && self.recovery_kind == Recovery::Sack {
+        if self.in_recovery && self.recovery_kind == Recovery::Sack && !self.cfg.ns2_sack1 {
             self.sack_transmit(now, out);
         } else {
             self.try_send(now, out);
@@ -1623,6 +1976,14 @@ impl TcpSocket {
             self.dupacks = 0;
             self.dupwnd = 0;
             self.rtt_timing = RttTiming::NONE;
+            if self.sack1() {
+                // Sack1TcpAgent::timeout() runs first whatever is
+                // outstanding: `timeout_ = TRUE`, ClearScoreBoard().
+                self.sack1_timeout = true;
+                self.in_recovery = false;
+                self.scoreboard.clear();
+                self.high_rxt = self.snd_una;
+            }
             return;
         }
         self.consecutive_timeouts += 1;
@@ -1681,6 +2042,13 @@ impl TcpSocket {
         // SACK information no longer decides what to retransmit.
         self.scoreboard.clear();
         self.high_rxt = self.snd_una;
+        // Sack1TcpAgent::timeout() (tcp-sack1.cc): `fastrecov_ = FALSE`,
+        // `timeout_ = TRUE` (duplicate ACKs ignored until new data is
+        // acked), `recover_ = maxseq_`, ClearScoreBoard(); then
+        // TcpAgent::timeout() goes back to `highest_ack_ + 1` with cwnd_ 1
+        // and send_much() finds no hole to retransmit: go-back-N, SACKed
+        // data included.
+        self.sack1_timeout = self.sack1();
         // RFC 6298 (5.5): back off; Karn: no sample from what is retransmitted.
         self.rto.back_off(&self.cfg);
         self.rtt_timing = RttTiming::NONE;

@@ -1077,6 +1077,7 @@ impl TcpConfig {
             idle_restart: n.idle_restart,
             ns2_limited_transmit: n.ns2_limited_transmit,
             ns2_rto: n.ns2_rto,
+            ns2_sack1: n.ns2_sack1,
             backoff_restarts_srtt: n.backoff_restarts_srtt,
             limited_transmit: n.limited_transmit,
             slow_start_after_idle: n.slow_start_after_idle,
@@ -1391,5 +1392,144 @@ fn ns2_sack_recovery_halves_cwnd_not_an_application_limited_flight() {
         assert!(s.in_recovery());
         let want = if halve { 5 * MSS } else { 3 * MSS };
         assert_eq!((s.ssthresh(), s.cwnd()), (want, want), "halve {halve}");
+    }
+}
+
+/// The ns2 rules with SACK, ns-2's Sack1 sender on or off.
+fn sack1(on: bool) -> TcpConfig {
+    TcpConfig {
+        sack: true,
+        ns2_sack1: on,
+        recover_check: false,
+        ..ns2()
+    }
+}
+
+#[test]
+fn ns2_sack1_counts_a_duplicate_only_when_its_sack_blocks_report_new_data() {
+    // tcp-sack1.cc recv(): `if (scb_->CheckUpdate()) ++dupacks_`. Three
+    // duplicates repeating one block are one duplicate to Sack1; RFC 6675
+    // counts three and retransmits.
+    for on in [true, false] {
+        let mut out = Vec::new();
+        let mut s = established(sack1(on), 10, &mut out);
+        out.clear();
+        let t = Time::from_us(200);
+        for _ in 0..3 {
+            s.on_segment(t, &ack_sack(seg(0), &[(seg(1), seg(2))]), &mut out);
+        }
+        assert_eq!(s.in_recovery(), !on, "ns2_sack1 {on}");
+    }
+}
+
+#[test]
+fn ns2_sack1_retransmits_every_hole_below_the_highest_sack() {
+    // Segments 0 and 8 of 10 lost; limited transmit sends 10 and 11.
+    // tcp-sack1.cc dupack_action(): on the third duplicate, pipe_ = 12 -
+    // 3, cwnd_ 5, 0 retransmitted; each
+    // further ACK takes one from pipe_; once SACKed data lies above 8,
+    // send_much()'s GetNextRetran() returns it (scoreboard-rq.cc), though
+    // RFC 6675's IsLost(8) wants three segments SACKed above it (two are).
+    for on in [true, false] {
+        let mut out = Vec::new();
+        let mut s = established(sack1(on), 30, &mut out);
+        out.clear();
+        let t = Time::from_us(200);
+        for i in 2..8 {
+            s.on_segment(t, &ack_sack(seg(0), &[(seg(1), seg(i))]), &mut out);
+        }
+        assert!(s.in_recovery());
+        if on {
+            assert_eq!(data_seqs(&out), [seg(10), seg(11), seg(0)]);
+        }
+        out.clear();
+        // 9, then 10 (the first limited-transmit segment) arrive: pipe_
+        // (9 after the third duplicate) falls below cwnd_.
+        for i in 10..12 {
+            s.on_segment(
+                t,
+                &ack_sack(seg(0), &[(seg(9), seg(i)), (seg(1), seg(8))]),
+                &mut out,
+            );
+        }
+        assert_eq!(
+            data_seqs(&out).contains(&seg(8)),
+            on,
+            "ns2_sack1 {on}: {:?}",
+            data_seqs(&out)
+        );
+    }
+}
+
+#[test]
+fn ns2_sack1_ignores_duplicates_after_a_timeout_until_new_data_is_acked() {
+    // Sack1TcpAgent::timeout(): `timeout_ = TRUE`; recv() takes no
+    // duplicate ACK into account until a new ACK clears it. RFC 6675 (with
+    // recover_check off, ns-2's bugFix_ false) enters recovery on them.
+    for on in [true, false] {
+        let mut out = Vec::new();
+        let mut s = established(sack1(on), 10, &mut out);
+        let d = s.next_deadline().unwrap();
+        s.on_timer(d, &mut out);
+        assert_eq!(s.stats.timeouts, 1);
+        out.clear();
+        let t = d + Time::from_us(100);
+        for i in 2..6 {
+            s.on_segment(t, &ack_sack(seg(0), &[(seg(1), seg(i))]), &mut out);
+        }
+        assert_eq!(s.stats.fast_retransmits, u64::from(!on), "ns2_sack1 {on}");
+    }
+}
+
+#[test]
+fn ns2_sack1_a_partial_ack_sends_two_and_the_end_of_recovery_keeps_cwnd() {
+    // Segments 0 and 5 of 10 lost, 30 written. tcp-sack1.cc: the ACK of 5
+    // (a partial ACK) sends partial_ack_action()'s two packets, 5 and the
+    // next un-SACKed one; the ACK of recover_ ends recovery with cwnd_
+    // still 5 (newack() without opencwnd()). RFC 6675 sets cwnd =
+    // ssthresh too, but retransmits 5 only once three segments above it
+    // are SACKed.
+    for on in [true, false] {
+        let mut out = Vec::new();
+        let mut s = established(sack1(on), 30, &mut out);
+        out.clear();
+        let t = Time::from_us(200);
+        for i in 2..5 {
+            s.on_segment(t, &ack_sack(seg(0), &[(seg(1), seg(i))]), &mut out);
+        }
+        assert!(s.in_recovery());
+        out.clear();
+        s.on_segment(t, &ack(seg(5)), &mut out);
+        let sent = data_seqs(&out);
+        assert_eq!(sent.contains(&seg(5)), on, "ns2_sack1 {on}: {sent:?}");
+        if on {
+            assert_eq!(sent[..2], [seg(5), seg(6)]);
+        }
+    }
+}
+
+#[test]
+fn ns2_sack1_sink_reports_the_blocks_it_reported_last_not_the_highest() {
+    // tcp-sink.cc Sacker::append_ack(), maxSackBlocks_ 3: after the block
+    // of the segment just received come the entries of the SackStack (the
+    // blocks reported last, three at most), not RFC 2018's highest. 0 lost;
+    // 1, 4, 7, 10, 2, then 5 arrive: the stack holds [1,3) [10] [7], so the
+    // ACK of 5 carries [4,6) [1,3) [10]; RFC 2018: [4,6) [10] [7].
+    for on in [true, false] {
+        let mut out = Vec::new();
+        let mut r = TcpSocket::new(sack1(on), 0, 0, 1, true);
+        r.open_established(Time::ZERO);
+        let data = |i: u64| from_peer(1 + i * MSS, 1, MSS as u32, flags::ACK);
+        for i in [2, 5, 8, 11, 3, 6] {
+            r.on_segment(Time::from_us(100), &data(i - 1), &mut out);
+        }
+        let blocks: Vec<(u64, u64)> = out.last().unwrap().sack_blocks().collect();
+        let b = |l: u64, h: u64| (seg(l), seg(h));
+        let want = if on {
+            vec![b(4, 6), b(1, 3), b(10, 11)]
+        } else {
+            vec![b(4, 6), b(10, 11), b(7, 8)]
+        };
+        assert_eq!(blocks, want, "ns2_sack1 {on}");
     }
 }
