@@ -194,3 +194,10 @@ def test_ns2_host_agrees_with_ns2(name, servers, kw):
     ns = [simulate_ns2(sc, seed=s).summary["incast_goodput_bps"] / 1e6 for s in seeds]
     f, n = sum(fl) / 3, sum(ns) / 3
     assert agrees(f, n), f"fairlab {f:.1f} Mb/s against ns-2 {n:.1f} ({fl} / {ns})"
+
+
+def test_agreement_floor_is_a_goodputs_only():
+    """±10 % of ns-2's value, or ±15 Mb/s for a goodput: a share or a
+    variance has no absolute floor."""
+    assert agrees(20.0, 8.0, "Mb/s") and not agrees(130.0, 110.0, "Mb/s")
+    assert not agrees(17.3, 12.5, "%") and agrees(12.0, 12.5, "%")

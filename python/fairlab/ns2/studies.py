@@ -159,8 +159,11 @@ def load(study: str, exp: Experiment, quick: bool) -> tuple[Outcome | None, dict
 # ------------------------------------------------------------------ comparison
 
 
-def agrees(fairlab_mbps: float, ns2_mbps: float) -> bool:
-    return abs(fairlab_mbps - ns2_mbps) <= max(AGREE_ABS_MBPS, AGREE_REL * abs(ns2_mbps))
+def agrees(fairlab: float, ns2: float, unit: str = "Mb/s") -> bool:
+    """Within 10 % of ns-2's value; for a goodput in Mb/s also within 15 Mb/s
+    (the floor is a goodput's: a share or a variance has only the 10 %)."""
+    floor = AGREE_ABS_MBPS if unit == "Mb/s" else 0.0
+    return abs(fairlab - ns2) <= max(floor, AGREE_REL * abs(ns2))
 
 
 def agreement(
@@ -207,6 +210,7 @@ def three_way(o: Outcome) -> pd.DataFrame:
         if a["verdict"] == "qualitative":
             continue
         f, n = a["fairlab"], b["fairlab"]
+        unit = str(a.get("unit", "Mb/s"))
         if math.isnan(f) and math.isnan(n):
             continue  # a row neither ran (quick mode)
         rows.append(
@@ -218,7 +222,7 @@ def three_way(o: Outcome) -> pd.DataFrame:
                 "fairlab": f,
                 "ns-2 vs published": b["verdict"],
                 "fairlab vs published": a["verdict"],
-                "fairlab vs ns-2": ("agrees" if agrees(f, n) else "differs")
+                "fairlab vs ns-2": ("agrees" if agrees(f, n, unit) else "differs")
                 if not (math.isnan(f) or math.isnan(n))
                 else "not run",
             }
