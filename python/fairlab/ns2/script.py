@@ -183,9 +183,10 @@ def _udp(w: int, fid: int, wl: dict[str, Any]) -> list[str]:
     ]
 
 
-def _short_starts(wl: dict[str, Any], rng_lines: list[str]) -> list[float]:
+def _short_starts(wl: dict[str, Any]) -> list[float]:
     """Opening times of a short workload's flows: uniform over the spread,
-    drawn in Python from the plan's seed (numpy-free, reproducible)."""
+    drawn in Python from a fixed stream (the plan's workloads carry no seed,
+    so every run of a plan opens its short flows at the same instants)."""
     import random
 
     r = random.Random(wl.get("seed", 0))
@@ -247,7 +248,7 @@ def write(plan: dict[str, Any], seed: int, ack_first: bool = True) -> str:
         elif k == "short":
             lines.append(f"set fl_w_open({w}) {wl['count']}")
             nbytes = int(wl["bytes"])
-            for fid, t in zip(ids[w], _short_starts(wl, lines), strict=True):
+            for fid, t in zip(ids[w], _short_starts(wl), strict=True):
                 lines += _tcp_flow(w, fid, wl["src"], wl["dst"], nbytes, t, tcp)
         elif k == "udp":
             lines += _udp(w, ids[w][0], wl)
