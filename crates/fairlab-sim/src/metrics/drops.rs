@@ -54,7 +54,7 @@ impl Collector for PortInputs {
         "port_inputs"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let input_name = input_names(sim);
         let (mut node, mut peer, mut input) = (vec![], vec![], vec![]);
         let mut ints: [Vec<i64>; 9] = Default::default();
@@ -101,7 +101,7 @@ impl Collector for PortInputs {
         for (n, c) in names.iter().zip(ints) {
             t.push(n, Column::I64(c));
         }
-        t
+        Some(t)
     }
 }
 
@@ -112,7 +112,7 @@ impl Collector for DropRuns {
         "drop_runs"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let input_name = input_names(sim);
         let (mut node, mut peer, mut input) = (vec![], vec![], vec![]);
         let (mut len, mut runs, mut alone, mut drops) = (vec![], vec![], vec![], vec![]);
@@ -171,7 +171,7 @@ impl Collector for DropRuns {
             .push("runs_alone", Column::I64(alone))
             .push("drops", Column::I64(drops))
             .push("input_runs", Column::I64(own_runs));
-        t
+        Some(t)
     }
 }
 
@@ -182,7 +182,7 @@ impl Collector for FlowDropRuns {
         "flow_drop_runs"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let (mut flow, mut data, mut src, mut dst) = (vec![], vec![], vec![], vec![]);
         let (mut node, mut peer, mut len, mut runs) = (vec![], vec![], vec![], vec![]);
         for (&(f, p, l), &n) in &sim.drops.flow_runs {
@@ -211,7 +211,7 @@ impl Collector for FlowDropRuns {
             .push("peer", Column::Str(peer))
             .push("run_length", Column::I64(len))
             .push("runs", Column::I64(runs));
-        t
+        Some(t)
     }
 }
 
@@ -222,7 +222,7 @@ impl Collector for DropTrace {
         "drop_trace"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let input_name = input_names(sim);
         let rows = &sim.drops.trace;
         let n = rows.len();
@@ -278,7 +278,7 @@ impl Collector for DropTrace {
             .push("admitted", Column::I64(admitted))
             .push("queue_pkts", Column::I64(qp))
             .push("queue_bytes", Column::I64(qb));
-        table
+        Some(table)
     }
 
     fn summary(&self, sim: &Simulation, out: &mut Summary) {

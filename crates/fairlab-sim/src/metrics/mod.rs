@@ -9,7 +9,6 @@
 //! function that knows every workload and discipline.
 
 mod drops;
-mod flows;
 mod nic;
 mod paths;
 mod ports;
@@ -17,7 +16,9 @@ mod reads;
 mod rounds;
 mod series;
 mod table;
+mod tcp_flows;
 mod trace;
+mod udp_totals;
 
 pub use table::{Column, Fnv64, Table};
 
@@ -72,17 +73,20 @@ impl RunResult {
 /// Builds one table of a finished simulation, and the summary values that
 /// go with it.
 pub trait Collector: Sync {
-    /// The table's name.
+    /// The table's name (or the collector's, if it has no table).
     fn name(&self) -> &'static str;
-    /// The table (one row per flow, port, sample...).
-    fn table(&self, sim: &Simulation) -> Table;
+    /// The table (one row per flow, port, sample...), if it has one: a
+    /// transport's collector may add only to the summary.
+    fn table(&self, sim: &Simulation) -> Option<Table>;
     /// Values this collector adds to the run summary.
     fn summary(&self, _sim: &Simulation, _out: &mut Summary) {}
 }
 
 /// Every table of a run, in the order they are reported.
 pub const COLLECTORS: &[&dyn Collector] = &[
-    &flows::Flows,
+    // One per transport: TCP's table is the flows table.
+    &tcp_flows::TcpFlows,
+    &udp_totals::UdpTotals,
     &rounds::Rounds,
     &ports::Ports,
     &series::FlowSeries,
@@ -170,7 +174,9 @@ pub fn collect(sim: &Simulation) -> RunResult {
     ];
     let mut tables = Vec::with_capacity(COLLECTORS.len());
     for col in COLLECTORS {
-        tables.push((col.name().to_string(), col.table(sim)));
+        if let Some(t) = col.table(sim) {
+            tables.push((col.name().to_string(), t));
+        }
         col.summary(sim, &mut summary);
     }
     summary.push(("digest".into(), Value::Str(digest_of(&tables))));

@@ -16,7 +16,7 @@ impl Collector for NicQueues {
         "nic_queues"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let net = &sim.net;
         let name = |n: u32| net.nodes[n as usize].name.clone();
         // Flow directions by (NIC port, queue) at the end of the run.
@@ -93,6 +93,6 @@ impl Collector for NicQueues {
             .push("requeues", Column::I64(requeues))
             .push("root_stall_s", Column::F64(stall))
             .push("root_stalled", Column::I64(stalled));
-        t
+        Some(t)
     }
 }

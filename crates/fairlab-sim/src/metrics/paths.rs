@@ -41,7 +41,7 @@ impl Collector for Paths {
         "paths"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let net = &sim.net;
         let n = sim.endpoints.len();
         let (mut flow_id, mut hop_count) = (Vec::with_capacity(n), Vec::with_capacity(n));
@@ -85,6 +85,6 @@ impl Collector for Paths {
             .push("reverse_path", Column::Str(back))
             .push("one_way_s", Column::F64(one_way))
             .push("base_rtt_s", Column::F64(rtt));
-        t
+        Some(t)
     }
 }

@@ -34,7 +34,7 @@ impl Collector for Ports {
         "ports"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let net = &sim.net;
         let end = sim.end_time();
         let name = |n: u32| net.nodes[n as usize].name.clone();
@@ -113,7 +113,7 @@ impl Collector for Ports {
         }
         t.push("avg_pkts", Column::F64(avg_pkts))
             .push("avg_bytes", Column::F64(avg_bytes));
-        t
+        Some(t)
     }
 
     fn summary(&self, sim: &Simulation, out: &mut Summary) {

@@ -15,7 +15,7 @@ impl Collector for Reads {
         "reads"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let end = sim.end_time();
         let name = |n: u32| sim.net.nodes[n as usize].name.clone();
         let (mut wl, mut fid, mut cl, mut sv) = (vec![], vec![], vec![], vec![]);
@@ -74,6 +74,6 @@ impl Collector for Reads {
             .push("end_s", Column::F64(en))
             .push("goodput_bps", Column::F64(gp))
             .push("outcome", Column::Str(outcome));
-        t
+        Some(t)
     }
 }

@@ -12,7 +12,7 @@ impl Collector for Rounds {
         "rounds"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let name = |n: u32| sim.net.nodes[n as usize].name.clone();
         let (mut wl, mut rd, mut st, mut en, mut du) = (vec![], vec![], vec![], vec![], vec![]);
         let (mut by, mut gp, mut slow, mut to) = (vec![], vec![], vec![], vec![]);
@@ -45,7 +45,7 @@ impl Collector for Rounds {
             .push("goodput_bps", Column::F64(gp))
             .push("slowest_server", Column::Str(slow))
             .push("timeouts", Column::I64(to));
-        t
+        Some(t)
     }
 
     fn summary(&self, sim: &Simulation, out: &mut Summary) {

@@ -11,7 +11,7 @@ impl Collector for FlowSeries {
         "flow_series"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let (mut t, mut f, mut b, mut tp) = (vec![], vec![], vec![], vec![]);
         if let Some(bin) = sim.series.throughput_bin {
             let w = secs(bin);
@@ -30,7 +30,7 @@ impl Collector for FlowSeries {
             .push("flow_id", Column::I64(f))
             .push("bytes", Column::I64(b))
             .push("throughput_bps", Column::F64(tp));
-        table
+        Some(table)
     }
 }
 
@@ -41,7 +41,7 @@ impl Collector for QueueSeries {
         "queue_series"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let net = &sim.net;
         let name = |n: u32| net.nodes[n as usize].name.clone();
         let (mut t, mut nd, mut pr, mut b, mut k) = (vec![], vec![], vec![], vec![], vec![]);
@@ -60,6 +60,6 @@ impl Collector for QueueSeries {
             .push("peer", Column::Str(pr))
             .push("bytes", Column::I64(b))
             .push("pkts", Column::I64(k));
-        table
+        Some(table)
     }
 }

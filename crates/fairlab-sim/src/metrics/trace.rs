@@ -1,4 +1,4 @@
-//! The congestion-state trace of each data sender, when the scenario asks.
+//! The congestion-state trace of each TCP data sender, when the scenario asks.
 
 use super::{secs, Collector, Column, Table};
 use crate::sim::Simulation;
@@ -10,11 +10,11 @@ impl Collector for Trace {
         "trace"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let (mut f, mut t, mut cw, mut ss) = (vec![], vec![], vec![], vec![]);
         let (mut sr, mut ro, mut rec, mut al) = (vec![], vec![], vec![], vec![]);
         for (i, e) in sim.endpoints.iter().enumerate() {
-            let Some(rows) = e.trace() else {
+            let Some(rows) = e.as_tcp().and_then(|c| c.sender().trace()) else {
                 continue;
             };
             for r in rows {
@@ -43,6 +43,6 @@ impl Collector for Trace {
             .push("rto_s", Column::F64(ro))
             .push("in_recovery", Column::I64(rec))
             .push("dctcp_alpha", Column::F64(al));
-        table
+        Some(table)
     }
 }

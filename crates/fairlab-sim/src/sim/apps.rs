@@ -11,7 +11,8 @@ impl Simulation {
     pub(super) fn after_workload_step(&mut self, w: u32) {
         let wi = w as usize;
         let endpoints = &self.endpoints;
-        self.workloads[wi].after_step(&|c| endpoints[c as usize].timeouts());
+        // Retransmission timeouts are TCP's (other transports count none).
+        self.workloads[wi].after_step(&|c| endpoints[c as usize].as_tcp().map_or(0, |c| c.timeouts()));
         let wl = &self.workloads[wi];
         if wl.bounded() && wl.finished() && !self.counted[wi] {
             self.counted[wi] = true;

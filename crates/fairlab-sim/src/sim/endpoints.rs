@@ -140,11 +140,15 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn timer_rethinking(&mut self, e: u32, token: u32, now: Time) -> Step {
+        // A TCP side's timeouts (other transports have none).
+        let timeouts = |ep: &crate::transport::Endpoint, side: usize| {
+            ep.as_tcp().map_or(0, |c| c.sock[side].stats.timeouts)
+        };
         let ep = &mut self.endpoints[e as usize];
         let side = token as usize & 1;
-        let before = ep.timeouts_of(side);
+        let before = timeouts(ep, side);
         let step = ep.on_timer(now, token, &mut self.out);
-        if self.endpoints[e as usize].timeouts_of(side) > before {
+        if timeouts(&self.endpoints[e as usize], side) > before {
             self.rethink(2 * e as usize + side);
         }
         step

@@ -209,8 +209,13 @@ impl Simulation {
                 let v = &mut hs.flows[d.flow_key()];
                 v.bytes -= d.size().get();
                 let now = self.now();
-                self.endpoints[d.endpoint() as usize].on_tx_freed(d.side(), d.size().get());
-                self.endpoints[flow >> 1].on_local_congestion(now, flow & 1);
+                // Only TCP hears what its host's stack does with its packets.
+                if let Some(c) = self.endpoints[d.endpoint() as usize].as_tcp_mut() {
+                    c.sock[d.side()].on_tx_freed(d.size().get());
+                }
+                if let Some(c) = self.endpoints[flow >> 1].as_tcp_mut() {
+                    c.sock[flow & 1].on_local_congestion(now);
+                }
                 Ok(())
             }
         }
@@ -237,7 +242,10 @@ impl Simulation {
         hs.flows[flow].bytes -= size;
         if hs.tsq {
             let e = (flow >> 1) as u32;
-            let step = self.endpoints[e as usize].on_tx_done(now, flow & 1, size, &mut self.out);
+            let Some(c) = self.endpoints[e as usize].as_tcp_mut() else {
+                return;
+            };
+            let step = c.on_tx_done(now, flow & 1, size, &mut self.out);
             if step.sync {
                 self.finish_step(e, step);
             }

@@ -20,9 +20,12 @@
 //!   [`Step`], which the simulator passes on to the workload;
 //! * a packet's size is its own header plus payload fields, set by the
 //!   endpoint that built it;
-//! * the flows table and the run summary read each endpoint's
-//!   [`Endpoint::flow_record`], [`Endpoint::trace`] and
-//!   [`Endpoint::add_totals`].
+//! * what a transport alone has (TCP's sockets, their host-stack feedback
+//!   under TCP Small Queues, their timeouts and congestion state) is asked
+//!   of that transport's own type, reached by [`Endpoint::as_tcp`] (or
+//!   [`Endpoint::as_udp`]) where the caller needs it; the results' rows and
+//!   totals come from each transport's own collector in `metrics`, which
+//!   reads its endpoints the same way.
 //!
 //! One step of an endpoint, as the simulator runs it: the endpoint puts
 //! packets (all from one host, [`Outbox::host`]) and wake-ups into the
@@ -32,15 +35,23 @@
 //! [`Endpoint::after_send`] lets the endpoint ask for wake-ups that depend
 //! on what was refused (TCP's), scheduled in turn.
 //!
-//! Adding a transport (a paced, rate-based one, say) is: a file here with
-//! its state and these methods (its own timers as tokens, its own packet
-//! kinds as header/payload/flags fields of the packets it builds), a
-//! variant of [`Endpoint`] and its arm in each method below, and its spec
-//! lowering (building the endpoints, and a workload that opens them). The
-//! event loop, delivery, the packet path and the metrics collectors do not
-//! change: it shows in the flows table if its `flow_record` returns rows.
-//! The per-packet methods stay free of allocation, logging and dynamic
-//! dispatch: the enum is matched, never boxed behind a trait object.
+//! Adding a transport (a paced, rate-based one, say) is:
+//! 1. a file here with its state and the core methods above (open, write,
+//!    on_packet, on_timer, and the naming and path hooks), its own timers
+//!    as tokens and its own packet kinds as header/payload/flags fields of
+//!    the packets it builds;
+//! 2. a variant of [`Endpoint`] and its arm in each core method below (a
+//!    dozen short arms; an `as_...` accessor for what only it has);
+//! 3. a collector in `metrics` for its rows and totals (`tcp_flows.rs`,
+//!    `udp_totals.rs` are the two there are), added to `COLLECTORS`;
+//! 4. its name in the spec's `Transport` and the lowering of an endpoint
+//!    on it (`spec/lower/sim/endpoints.rs`), which the workloads that can
+//!    run on it then open.
+//!
+//! The event loop, delivery, the packet path, the workloads and the other
+//! transports do not change. The per-packet methods stay free of
+//! allocation, logging and dynamic dispatch: the enum is matched, never
+//! boxed behind a trait object.
 
 pub mod tcp;
 mod tcp_conn;
@@ -49,10 +60,8 @@ mod udp;
 pub use tcp_conn::Conn;
 pub use udp::{Arrivals, UdpFlow};
 
-use crate::net::Network;
 use crate::packet::{FiveTuple, FlowHasher, NodeId, Packet, Protocol};
 use crate::units::{Bytes, Time};
-use tcp::TraceRow;
 
 /// The workload an endpoint serves and its place in it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -121,57 +130,6 @@ impl Step {
     pub fn reports(&self) -> bool {
         self.opened != 0 || self.delivered > 0 || self.aborted
     }
-}
-
-/// One row of the flows table, as its endpoint sees it (the workload's
-/// columns are added by the collector).
-#[derive(Clone, Debug, PartialEq)]
-pub struct FlowRecord {
-    /// Congestion control (and options) of the data sender.
-    pub cc: String,
-    /// Whether the data sender recovers with SACK (RFC 6675).
-    pub sack: bool,
-    /// The data sender's maximum segment size (payload bytes).
-    pub mss: u32,
-    pub aborted: bool,
-    /// Hosts of the data sender and receiver.
-    pub src: NodeId,
-    pub dst: NodeId,
-    /// When the application opened it.
-    pub opened: Option<Time>,
-    pub bytes_delivered: u64,
-    pub segments_sent: u64,
-    pub retransmits: u64,
-    pub fast_retransmits: u64,
-    pub timeouts: u64,
-    /// Data timeouts by cause: a lost retransmission, the last packets of
-    /// the block, a whole window (TcpStats).
-    pub timeouts_retransmission: u64,
-    pub timeouts_tail: u64,
-    pub timeouts_window: u64,
-    pub ecn_reductions: u64,
-    /// Longest time the sender had data outstanding and heard nothing.
-    pub longest_silence: Time,
-    pub final_cwnd: u64,
-    pub srtt: Option<Time>,
-    pub rto: Time,
-    pub local_drops: u64,
-    /// The data sender's 5-tuple.
-    pub tuple: FiveTuple,
-}
-
-/// Whole-run totals over the endpoints (the run summary's).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Totals {
-    /// Retransmission timeouts.
-    pub timeouts: u64,
-    /// Data timeouts by cause (FlowRecord).
-    pub timeouts_retransmission: u64,
-    pub timeouts_tail: u64,
-    pub timeouts_window: u64,
-    /// UDP datagrams sent and delivered.
-    pub udp_sent: u64,
-    pub udp_delivered: u64,
 }
 
 /// Both ends of one transport flow.
@@ -256,52 +214,6 @@ impl Endpoint {
             Endpoint::Udp(_) => {}
         }
     }
-    /// A packet side `side` sent, of `size` bytes, finished transmission at
-    /// its host's NIC (the host stack reports each when it counts them):
-    /// TCP Small Queues may let the socket send more.
-    #[inline]
-    pub fn on_tx_done(&mut self, now: Time, side: usize, size: u64, out: &mut Outbox) -> Step {
-        match self {
-            Endpoint::Tcp(c) => c.on_tx_done(now, side, size, out),
-            Endpoint::Udp(_) => Step::NONE,
-        }
-    }
-    /// A packet side `side` sent, of `size` bytes, was dropped at its host
-    /// after it was queued (pushed out by a qdisc): freed, lost unheard.
-    pub fn on_tx_freed(&mut self, side: usize, size: u64) {
-        if let Endpoint::Tcp(c) = self {
-            c.sock[side].on_tx_freed(size);
-        }
-    }
-    /// Side `side`'s packet was queued at its host by pushing out another
-    /// (Linux's NET_XMIT_CN): TCP reduces its window.
-    pub fn on_local_congestion(&mut self, now: Time, side: usize) {
-        if let Endpoint::Tcp(c) = self {
-            c.sock[side].on_local_congestion(now);
-        }
-    }
-    /// The flow hash side `side`'s packets carry (UDP: its one direction).
-    pub fn flow_hash(&self, side: usize) -> u32 {
-        match self {
-            Endpoint::Tcp(c) => c.sock[side].flow_hash(),
-            Endpoint::Udp(u) => u.flow_hash(),
-        }
-    }
-    /// The side that sends the data (the flows table's sender).
-    pub fn data_side(&self) -> usize {
-        match self {
-            Endpoint::Tcp(c) => c.data_side(),
-            Endpoint::Udp(_) => 0,
-        }
-    }
-    /// Retransmission timeouts of side `side` so far.
-    #[inline]
-    pub fn timeouts_of(&self, side: usize) -> u64 {
-        match self {
-            Endpoint::Tcp(c) => c.sock[side].stats.timeouts,
-            Endpoint::Udp(_) => 0,
-        }
-    }
     /// Side `side`'s packets have left (and the refused ones come back):
     /// the wake-ups that depend on them go into `out.wake`.
     #[inline]
@@ -311,21 +223,11 @@ impl Endpoint {
             Endpoint::Udp(_) => {}
         }
     }
-    /// Retransmission timeouts so far (an incast round counts them).
-    #[inline]
-    pub fn timeouts(&self) -> u64 {
+    /// The flow hash side `side`'s packets carry (UDP: its one direction).
+    pub fn flow_hash(&self, side: usize) -> u32 {
         match self {
-            Endpoint::Tcp(c) => c.timeouts(),
-            Endpoint::Udp(_) => 0,
-        }
-    }
-    /// Its row of the flows table at the end of a run ending at `end`, if
-    /// it has one (UDP flows have none: their datagrams are counted in the
-    /// summary).
-    pub fn flow_record(&self, end: Time, net: &Network) -> Option<FlowRecord> {
-        match self {
-            Endpoint::Tcp(c) => Some(c.flow_record(end, net)),
-            Endpoint::Udp(_) => None,
+            Endpoint::Tcp(c) => c.sock[side].flow_hash(),
+            Endpoint::Udp(u) => u.flow_hash(),
         }
     }
     /// What its packets' paths depend on: the data sender's and receiver's
@@ -333,43 +235,32 @@ impl Endpoint {
     /// nothing comes back), and the size of a full data packet.
     pub fn path_probe(&self) -> (NodeId, NodeId, u32, Option<u32>, Bytes) {
         match self {
-            Endpoint::Tcp(c) => {
-                let (s, r) = (c.sender(), c.receiver());
-                let (src, dst) = s.endpoints();
-                let size = Bytes((s.config().mss + crate::packet::TCP_IP_HEADER) as u64);
-                (src, dst, s.flow_hash(), Some(r.flow_hash()), size)
-            }
+            Endpoint::Tcp(c) => c.path_probe(),
             Endpoint::Udp(u) => (u.src, u.dst, u.flow_hash(), None, u.size),
         }
     }
-    /// The data sender's TCP settings (None for UDP).
-    pub fn tcp_config(&self) -> Option<&tcp::TcpConfig> {
+    /// The TCP connection, if it is one: what only TCP has (its sockets'
+    /// host-stack feedback, timeouts, congestion state) is asked of it.
+    #[inline]
+    pub fn as_tcp(&self) -> Option<&Conn> {
         match self {
-            Endpoint::Tcp(c) => Some(c.sender().config()),
-            Endpoint::Udp(_) => None,
+            Endpoint::Tcp(c) => Some(c),
+            _ => None,
         }
     }
-    /// The data sender's congestion-state trace, when the scenario asked.
-    pub fn trace(&self) -> Option<&[TraceRow]> {
+    #[inline]
+    pub fn as_tcp_mut(&mut self) -> Option<&mut Conn> {
         match self {
-            Endpoint::Tcp(c) => c.sender().trace(),
-            Endpoint::Udp(_) => None,
+            Endpoint::Tcp(c) => Some(c),
+            _ => None,
         }
     }
-    /// Adds its counts to the run's totals.
-    pub fn add_totals(&self, t: &mut Totals) {
+    /// The UDP flow, if it is one.
+    #[inline]
+    pub fn as_udp(&self) -> Option<&UdpFlow> {
         match self {
-            Endpoint::Tcp(c) => {
-                t.timeouts += c.timeouts();
-                let s = &c.sender().stats;
-                t.timeouts_retransmission += s.timeouts_retransmission;
-                t.timeouts_tail += s.timeouts_tail;
-                t.timeouts_window += s.timeouts_window;
-            }
-            Endpoint::Udp(u) => {
-                t.udp_sent += u.sent;
-                t.udp_delivered += u.delivered;
-            }
+            Endpoint::Udp(u) => Some(u),
+            _ => None,
         }
     }
 }

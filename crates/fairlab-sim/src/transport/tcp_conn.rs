@@ -2,11 +2,11 @@
 //! one pending wake-up per socket (token = side), segments handed to the
 //! receiving socket, local drops reported back to the sender.
 
-use super::{ConnApp, FlowRecord, Outbox, Step};
+use super::{ConnApp, Outbox, Step};
 use crate::net::Network;
-use crate::packet::{FiveTuple, FlowHasher, Packet, Protocol};
+use crate::packet::{FiveTuple, FlowHasher, NodeId, Packet, Protocol, TCP_IP_HEADER};
 use crate::transport::tcp::TcpSocket;
-use crate::units::{OptTime, Time};
+use crate::units::{Bytes, OptTime, Time};
 
 /// A TCP connection: both endpoints and the workload it serves.
 #[derive(Clone, Debug)]
@@ -66,8 +66,14 @@ impl Conn {
         };
         Some(if side == 0 { t } else { t.reversed() })
     }
+    /// Retransmission timeouts of both sides so far (an incast round
+    /// counts them).
     pub fn timeouts(&self) -> u64 {
         self.sock[0].stats.timeouts + self.sock[1].stats.timeouts
+    }
+    /// Whether either side gave up.
+    pub fn aborted(&self) -> bool {
+        self.sock[0].aborted() || self.sock[1].aborted()
     }
 
     /// Names both directions: `t` is the opener's 5-tuple.
@@ -152,7 +158,7 @@ impl Conn {
 
     /// A packet side `side` sent, of `size` bytes, finished transmission
     /// at its host's NIC (TCP Small Queues may send more).
-    pub(super) fn on_tx_done(
+    pub fn on_tx_done(
         &mut self,
         now: Time,
         side: usize,
@@ -183,39 +189,11 @@ impl Conn {
         }
     }
 
-    /// The flows table's row, seen from the data sender.
-    pub(super) fn flow_record(&self, end: Time, net: &Network) -> FlowRecord {
+    /// What its packets' paths depend on (see [`super::Endpoint::path_probe`]).
+    pub(super) fn path_probe(&self) -> (NodeId, NodeId, u32, Option<u32>, Bytes) {
         let (s, r) = (self.sender(), self.receiver());
-        let cfg = s.config();
-        let mut cc = cfg.cc.name().to_string();
-        if cfg.sack {
-            cc.push_str("+sack");
-        }
-        FlowRecord {
-            cc,
-            sack: cfg.sack,
-            mss: cfg.mss,
-            aborted: self.sock[0].aborted() || self.sock[1].aborted(),
-            src: s.endpoints().0,
-            dst: r.endpoints().0,
-            opened: self.opened.get(),
-            bytes_delivered: r.bytes_received(),
-            segments_sent: s.stats.data_segments_sent,
-            retransmits: s.stats.retransmits,
-            fast_retransmits: s.stats.fast_retransmits,
-            timeouts: s.stats.timeouts,
-            timeouts_retransmission: s.stats.timeouts_retransmission,
-            timeouts_tail: s.stats.timeouts_tail,
-            timeouts_window: s.stats.timeouts_window,
-            ecn_reductions: s.stats.ecn_reductions,
-            longest_silence: s.longest_silence_at(end),
-            final_cwnd: s.cwnd(),
-            srtt: s.srtt(),
-            rto: s.rto(),
-            local_drops: s.stats.local_drops,
-            tuple: self
-                .tuple(self.data_side(), net)
-                .expect("every flow is named"),
-        }
+        let (src, dst) = s.endpoints();
+        let size = Bytes((s.config().mss + TCP_IP_HEADER) as u64);
+        (src, dst, s.flow_hash(), Some(r.flow_hash()), size)
     }
 }

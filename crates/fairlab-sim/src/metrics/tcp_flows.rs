@@ -1,19 +1,28 @@
-//! The flows table: one row per endpoint that has one (each TCP connection,
-//! seen from its data sender: [`crate::transport::Endpoint::flow_record`]);
-//! and the summary's totals over all endpoints (timeouts, UDP datagrams).
+//! TCP's collector: the flows table, one row per TCP connection seen from
+//! its data sender, and TCP's totals in the run summary (timeouts by cause,
+//! the congestion controls and SACK actually run). Other transports bring
+//! their own collectors (`udp_totals`): nothing here is shared with them.
 
 use super::{secs, Collector, Column, Summary, Table, Value};
 use crate::sim::Simulation;
-use crate::transport::Totals;
+use crate::transport::Conn;
 
-pub struct Flows;
+pub struct TcpFlows;
 
-impl Collector for Flows {
+/// The TCP connections among the endpoints, with their endpoint index.
+fn conns(sim: &Simulation) -> impl Iterator<Item = (usize, &Conn)> {
+    sim.endpoints
+        .iter()
+        .enumerate()
+        .filter_map(|(i, e)| Some((i, e.as_tcp()?)))
+}
+
+impl Collector for TcpFlows {
     fn name(&self) -> &'static str {
         "flows"
     }
 
-    fn table(&self, sim: &Simulation) -> Table {
+    fn table(&self, sim: &Simulation) -> Option<Table> {
         let end = sim.end_time();
         let name = |n: u32| sim.net.nodes[n as usize].name.clone();
         let n = sim.endpoints.len();
@@ -32,21 +41,24 @@ impl Collector for Flows {
         let (mut to_rtx, mut to_tail, mut to_win) = (ints(), ints(), ints());
         let (mut sack, mut mss) = (ints(), ints());
         let (mut txq, mut txq_moves) = (ints(), ints());
-        for (i, e) in sim.endpoints.iter().enumerate() {
-            let Some(r) = e.flow_record(end, &sim.net) else {
-                continue;
-            };
-            let app = e.app();
+        for (i, c) in conns(sim) {
+            let (s, r) = (c.sender(), c.receiver());
+            let (cfg, st) = (s.config(), &s.stats);
+            let app = c.app;
             let w = &sim.workloads[app.workload as usize];
             let done = w.flow_end(app.index);
             flow_id.push(i as i64);
             workload.push(app.workload as i64);
             kind.push(w.kind_name().to_string());
-            ccs.push(r.cc);
-            sack.push(i64::from(r.sack));
-            mss.push(i64::from(r.mss));
+            let mut cc = cfg.cc.name().to_string();
+            if cfg.sack {
+                cc.push_str("+sack");
+            }
+            ccs.push(cc);
+            sack.push(i64::from(cfg.sack));
+            mss.push(i64::from(cfg.mss));
             outcome.push(
-                if r.aborted {
+                if c.aborted() {
                     "aborted"
                 } else if done.is_some() {
                     "complete"
@@ -55,40 +67,42 @@ impl Collector for Flows {
                 }
                 .to_string(),
             );
-            src.push(name(r.src));
-            dst.push(name(r.dst));
-            let st = r.opened.unwrap_or(w.start_time());
-            start.push(secs(st));
+            src.push(name(s.endpoints().0));
+            dst.push(name(r.endpoints().0));
+            let opened = c.opened.get().unwrap_or(w.start_time());
+            start.push(secs(opened));
             fin.push(done.map_or(f64::NAN, secs));
-            let b = r.bytes_delivered;
+            let b = r.bytes_received();
             bytes.push(b as i64);
-            let span = done.unwrap_or(end).saturating_sub(st);
+            let span = done.unwrap_or(end).saturating_sub(opened);
             goodput.push(if span.0 > 0 {
                 b as f64 * 8.0 / secs(span)
             } else {
                 0.0
             });
-            segs.push(r.segments_sent as i64);
-            rtx.push(r.retransmits as i64);
-            frtx.push(r.fast_retransmits as i64);
-            tos.push(r.timeouts as i64);
-            to_rtx.push(r.timeouts_retransmission as i64);
-            to_tail.push(r.timeouts_tail as i64);
-            to_win.push(r.timeouts_window as i64);
-            silence.push(secs(r.longest_silence));
-            cwnd.push(r.final_cwnd as i64);
-            srtt.push(r.srtt.map_or(f64::NAN, secs));
-            rto.push(secs(r.rto));
-            ecn.push(r.ecn_reductions as i64);
-            local.push(r.local_drops as i64);
-            let t = r.tuple;
+            segs.push(st.data_segments_sent as i64);
+            rtx.push(st.retransmits as i64);
+            frtx.push(st.fast_retransmits as i64);
+            tos.push(st.timeouts as i64);
+            to_rtx.push(st.timeouts_retransmission as i64);
+            to_tail.push(st.timeouts_tail as i64);
+            to_win.push(st.timeouts_window as i64);
+            silence.push(secs(s.longest_silence_at(end)));
+            cwnd.push(s.cwnd() as i64);
+            srtt.push(s.srtt().map_or(f64::NAN, secs));
+            rto.push(secs(s.rto()));
+            ecn.push(st.ecn_reductions as i64);
+            local.push(st.local_drops as i64);
+            let t = c
+                .tuple(c.data_side(), &sim.net)
+                .expect("every flow is named");
             saddr.push(t.src.to_string());
             daddr.push(t.dst.to_string());
             sport.push(t.sport as i64);
             dport.push(t.dport as i64);
             // The data sender's transmit queue at its host (-1 without a
             // multi-queue NIC), and how often it moved.
-            let key = 2 * i as u32 + e.data_side() as u32;
+            let key = 2 * i as u32 + c.data_side() as u32;
             let q = sim.tx_queue_of(key);
             txq.push(q.map_or(-1, |(_, q, _)| q as i64));
             txq_moves.push(q.map_or(0, |(_, _, m)| m as i64));
@@ -127,30 +141,30 @@ impl Collector for Flows {
             .push("mss_bytes", Column::I64(mss))
             .push("tx_queue", Column::I64(txq))
             .push("tx_queue_moves", Column::I64(txq_moves));
-        flows
+        Some(flows)
     }
 
     fn summary(&self, sim: &Simulation, out: &mut Summary) {
-        let mut t = Totals::default();
-        for e in &sim.endpoints {
-            e.add_totals(&mut t);
+        // Timeouts of both sides, and the data senders' by cause.
+        let (mut total, mut by_cause) = (0u64, [0u64; 3]);
+        for (_, c) in conns(sim) {
+            total += c.timeouts();
+            let s = &c.sender().stats;
+            by_cause[0] += s.timeouts_retransmission;
+            by_cause[1] += s.timeouts_tail;
+            by_cause[2] += s.timeouts_window;
         }
-        out.push(("total_timeouts".into(), Value::Int(t.timeouts as i64)));
-        out.push((
-            "timeouts_retransmission".into(),
-            Value::Int(t.timeouts_retransmission as i64),
-        ));
-        out.push(("timeouts_tail".into(), Value::Int(t.timeouts_tail as i64)));
-        out.push((
-            "timeouts_window".into(),
-            Value::Int(t.timeouts_window as i64),
-        ));
+        out.push(("total_timeouts".into(), Value::Int(total as i64)));
+        let causes = ["timeouts_retransmission", "timeouts_tail", "timeouts_window"];
+        for (name, n) in causes.iter().zip(by_cause) {
+            out.push((name.to_string(), Value::Int(n as i64)));
+        }
         // The TCP actually run (a profile or a per-workload setting may differ
         // from what the user typed): congestion controls in name order, and
         // SACK "on", "off" or "mixed"; empty without TCP flows.
         let mut ccs = std::collections::BTreeSet::new();
         let (mut with_sack, mut without_sack) = (false, false);
-        for c in sim.endpoints.iter().filter_map(|e| e.tcp_config()) {
+        for c in conns(sim).map(|(_, c)| c.sender().config()) {
             ccs.insert(c.cc.name());
             if c.sack {
                 with_sack = true;
@@ -167,7 +181,5 @@ impl Collector for Flows {
             (false, false) => "",
         };
         out.push(("sack".into(), Value::Str(sack.into())));
-        out.push(("udp_sent".into(), Value::Int(t.udp_sent as i64)));
-        out.push(("udp_delivered".into(), Value::Int(t.udp_delivered as i64)));
     }
 }
