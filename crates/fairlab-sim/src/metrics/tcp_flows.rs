@@ -155,7 +155,11 @@ impl Collector for TcpFlows {
             by_cause[2] += s.timeouts_window;
         }
         out.push(("total_timeouts".into(), Value::Int(total as i64)));
-        let causes = ["timeouts_retransmission", "timeouts_tail", "timeouts_window"];
+        let causes = [
+            "timeouts_retransmission",
+            "timeouts_tail",
+            "timeouts_window",
+        ];
         for (name, n) in causes.iter().zip(by_cause) {
             out.push((name.to_string(), Value::Int(n as i64)));
         }

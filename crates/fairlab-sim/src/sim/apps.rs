@@ -12,7 +12,8 @@ impl Simulation {
         let wi = w as usize;
         let endpoints = &self.endpoints;
         // Retransmission timeouts are TCP's (other transports count none).
-        self.workloads[wi].after_step(&|c| endpoints[c as usize].as_tcp().map_or(0, |c| c.timeouts()));
+        self.workloads[wi]
+            .after_step(&|c| endpoints[c as usize].as_tcp().map_or(0, |c| c.timeouts()));
         let wl = &self.workloads[wi];
         if wl.bounded() && wl.finished() && !self.counted[wi] {
             self.counted[wi] = true;

@@ -50,8 +50,8 @@ pub use topology::{
     ParkingLotSpec, StarSpec, TopologySpec, MAX_HOSTS,
 };
 pub use workloads::{
-    Arrivals, BulkSpec, IncastSpec, NfsReadSpec, RequestOrder, ServerList, ShortSpec, UdpSpec,
-    WorkloadSpec, DEFAULT_REQUEST, DEFAULT_ROUNDS,
+    Arrivals, BulkSpec, IncastSpec, NfsReadSpec, RequestOrder, ServerList, ShortSpec, Transport,
+    UdpSpec, WorkloadSpec, DEFAULT_REQUEST, DEFAULT_ROUNDS,
 };
 
 use crate::units::{Bytes, Time};

@@ -109,10 +109,24 @@ named_enum! {
     }
 }
 
+named_enum! {
+    /// The transport a workload's flows run on (`transport`).
+    pub enum Transport ("transport") {
+        /// TCP connections: the default of incast, bulk, short and
+        /// nfs_read, whose requests and replies need a reliable byte stream.
+        Tcp = "tcp",
+        /// Datagrams paced at a rate: the udp workload's.
+        Udp = "udp",
+    }
+}
+
 /// Barrier-synchronized striped reads: one client, many servers.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct IncastSpec {
+    /// The transport its flows run on (see [`WorkloadSpec::transports`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
     /// When the client opens its connections (default 0: at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Time>,
@@ -159,6 +173,9 @@ pub struct IncastSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct BulkSpec {
+    /// The transport its flows run on (see [`WorkloadSpec::transports`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Time>,
     pub src: String,
@@ -175,6 +192,9 @@ pub struct BulkSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct ShortSpec {
+    /// The transport its flows run on (see [`WorkloadSpec::transports`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Time>,
     pub src: String,
@@ -200,6 +220,9 @@ pub struct ShortSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct NfsReadSpec {
+    /// The transport its flows run on (see [`WorkloadSpec::transports`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
     /// When the clients open their connections (default 0: at once).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Time>,
@@ -237,6 +260,9 @@ pub struct NfsReadSpec {
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct UdpSpec {
+    /// The transport its flows run on (see [`WorkloadSpec::transports`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transport: Option<Transport>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub start: Option<Time>,
     pub src: String,
@@ -391,6 +417,48 @@ impl WorkloadSpec {
         }
     }
 
+    /// The transports it can run on, its default first: the application
+    /// protocols of incast, short, bulk and NFS reads are byte streams
+    /// (requests and sized replies) with no rate of their own, which a
+    /// datagram flow paced at a rate does not carry; the udp workload is
+    /// that paced flow.
+    pub fn transports(&self) -> &'static [Transport] {
+        match self {
+            WorkloadSpec::Udp(_) => &[Transport::Udp],
+            _ => &[Transport::Tcp],
+        }
+    }
+
+    /// The transport its flows run on: the one given, or its kind's default.
+    pub fn transport(&self) -> Transport {
+        let given = match self {
+            WorkloadSpec::Incast(w) => w.transport,
+            WorkloadSpec::Bulk(w) => w.transport,
+            WorkloadSpec::Short(w) => w.transport,
+            WorkloadSpec::Udp(w) => w.transport,
+            WorkloadSpec::NfsRead(w) => w.transport,
+        };
+        given.unwrap_or(self.transports()[0])
+    }
+
+    /// Refuses a transport its kind cannot run on, by field path.
+    fn check_transport(&self, cx: &Context) -> Result<(), ScenarioError> {
+        let (t, allowed) = (self.transport(), self.transports());
+        if allowed.contains(&t) {
+            return Ok(());
+        }
+        let names: Vec<String> = allowed.iter().map(|a| format!("{:?}", a.name())).collect();
+        Err(ScenarioError::new(
+            cx.at("transport"),
+            format!(
+                "{:?} cannot carry a {} workload; expected {}",
+                t.name(),
+                self.kind(),
+                names.join(" or ")
+            ),
+        ))
+    }
+
     /// Sends until the run's duration ends (a bulk flow without a size, UDP).
     pub fn unbounded(&self) -> bool {
         matches!(
@@ -413,6 +481,7 @@ impl WorkloadSpec {
         for (f, t) in self.times() {
             check_time(&cx.at(f), t)?;
         }
+        self.check_transport(cx)?;
         match self {
             WorkloadSpec::Incast(w) => w.validate(cx),
             WorkloadSpec::Bulk(w) => {

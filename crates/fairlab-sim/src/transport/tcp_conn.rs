@@ -158,13 +158,7 @@ impl Conn {
 
     /// A packet side `side` sent, of `size` bytes, finished transmission
     /// at its host's NIC (TCP Small Queues may send more).
-    pub fn on_tx_done(
-        &mut self,
-        now: Time,
-        side: usize,
-        size: u64,
-        out: &mut Outbox,
-    ) -> Step {
+    pub fn on_tx_done(&mut self, now: Time, side: usize, size: u64, out: &mut Outbox) -> Step {
         if !self.sock[side].on_tx_done(now, size, &mut out.packets) {
             return Step::NONE;
         }

@@ -1,0 +1,199 @@
+//! The endpoints of a lowering: each workload kind lowers itself (its own
+//! file here) to the flows its application opens and the application
+//! given their endpoints; this file puts each flow on its workload's
+//! transport and numbers the endpoints: the TCP connections in workload
+//! order, then the UDP flows (the order packets, flow ids and the flow
+//! naming's port draws follow), then those of any later transport.
+
+use super::{bulk, incast, nfs_read, short, tcp_config, udp, Cx, RNG_TCP, RNG_UDP};
+use crate::engine::Rng;
+use crate::net::NodeId;
+use crate::sim::Conn;
+use crate::spec::{Arrivals as SpecArrivals, ScenarioError, Transport, WorkloadSpec};
+use crate::transport::tcp::{TcpConfig, TcpSocket};
+use crate::transport::{Arrivals, ConnApp, Endpoint, UdpFlow};
+use crate::units::{BitsPerSec, Bytes};
+use crate::workload::Workload;
+use std::collections::{BTreeSet, HashMap};
+use std::sync::Arc;
+
+/// One flow a workload's application opens: the opener (a client, a
+/// sender) and the listener, and which side sends the bulk of the data
+/// (1: the listener, an incast server answering).
+pub(super) struct Flow {
+    pub opener: NodeId,
+    pub listener: NodeId,
+    pub data_side: usize,
+}
+
+/// A workload kind's lowering: its flows, in the order its application
+/// numbers them, and the application given their endpoints (in that order).
+pub(super) struct Lowered<'a> {
+    pub flows: Vec<Flow>,
+    pub app: Box<dyn FnOnce(Vec<u32>) -> Workload + 'a>,
+}
+
+/// What a workload's flows run on, as the simulator builds it.
+enum Carrier {
+    /// TCP connections of these settings (shared by every socket that has
+    /// them).
+    Tcp(Arc<TcpConfig>),
+    /// UDP datagrams of `size` at `rate`, drawing gaps from workload `wi`'s
+    /// stream.
+    Udp {
+        rate: BitsPerSec,
+        size: Bytes,
+        arrivals: Arrivals,
+        wi: u64,
+    },
+}
+
+impl Carrier {
+    /// Its place in the endpoint order.
+    fn rank(&self) -> u8 {
+        match self {
+            Carrier::Tcp(_) => 0,
+            Carrier::Udp { .. } => 1,
+        }
+    }
+}
+
+/// Every workload's endpoints and application, in endpoint and workload
+/// order.
+pub(super) fn lower<'a>(cx: &Cx<'a>) -> Result<(Vec<Endpoint>, Vec<Workload>), ScenarioError> {
+    // Sockets share their settings: one copy per distinct configuration,
+    // however many workloads override [tcp] the same way.
+    let mut configs: HashMap<TcpConfig, Arc<TcpConfig>> = HashMap::new();
+    let mut lowered = Vec::with_capacity(cx.sc.workloads.len());
+    for (wi, w) in cx.sc.workloads.iter().enumerate() {
+        let carrier = carrier(cx, wi, w, &mut configs)?;
+        lowered.push((carrier, workload(cx, wi as u32, w)?));
+    }
+    // Endpoint ids: by transport, then workload and flow order.
+    let mut ids: Vec<Vec<u32>> = vec![Vec::new(); lowered.len()];
+    let mut next = 0u32;
+    let ranks: BTreeSet<u8> = lowered.iter().map(|(c, _)| c.rank()).collect();
+    for rank in ranks {
+        for (wi, (c, l)) in lowered.iter().enumerate() {
+            if c.rank() == rank {
+                ids[wi] = (next..next + l.flows.len() as u32).collect();
+                next += l.flows.len() as u32;
+            }
+        }
+    }
+    let mut endpoints: Vec<Option<Endpoint>> = (0..next).map(|_| None).collect();
+    let mut workloads = Vec::with_capacity(lowered.len());
+    for (wi, ((c, l), ids)) in lowered.into_iter().zip(ids).enumerate() {
+        for (i, (f, &e)) in l.flows.iter().zip(&ids).enumerate() {
+            let app = ConnApp {
+                workload: wi as u32,
+                index: i as u32,
+            };
+            endpoints[e as usize] = Some(endpoint(cx.seed, &c, f, app, e));
+        }
+        workloads.push((l.app)(ids));
+    }
+    let mut endpoints: Vec<Endpoint> = endpoints.into_iter().flatten().collect();
+    trace(cx, &mut endpoints);
+    Ok((endpoints, workloads))
+}
+
+/// Workload `wi`'s own lowering, by kind.
+fn workload<'a>(cx: &Cx<'a>, wi: u32, w: &'a WorkloadSpec) -> Result<Lowered<'a>, ScenarioError> {
+    match w {
+        WorkloadSpec::Incast(w) => incast::lower(cx, wi, w),
+        WorkloadSpec::Bulk(w) => bulk::lower(cx, wi, w),
+        WorkloadSpec::Short(w) => short::lower(cx, wi, w),
+        WorkloadSpec::NfsRead(w) => nfs_read::lower(cx, wi, w),
+        WorkloadSpec::Udp(w) => udp::lower(cx, wi, w),
+    }
+}
+
+/// The transport workload `wi`'s flows run on, with its settings.
+fn carrier(
+    cx: &Cx,
+    wi: usize,
+    w: &WorkloadSpec,
+    configs: &mut HashMap<TcpConfig, Arc<TcpConfig>>,
+) -> Result<Carrier, ScenarioError> {
+    match (w.transport(), w) {
+        (Transport::Tcp, _) => {
+            let cfg = tcp_config(cx.resolved.workload_tcp(wi).unwrap_or(&cx.resolved.tcp));
+            let shared = configs.entry(cfg).or_insert_with(|| Arc::new(cfg));
+            Ok(Carrier::Tcp(Arc::clone(shared)))
+        }
+        (Transport::Udp, WorkloadSpec::Udp(u)) => Ok(Carrier::Udp {
+            rate: u.rate,
+            size: u
+                .packet_size
+                .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET),
+            arrivals: match u.arrivals.unwrap_or(SpecArrivals::Poisson) {
+                SpecArrivals::Periodic => Arrivals::Periodic,
+                SpecArrivals::Poisson => Arrivals::Poisson,
+            },
+            wi: wi as u64,
+        }),
+        (t, w) => Err(ScenarioError::new(
+            format!("workload[{wi}].transport"),
+            format!(
+                "{:?} cannot carry a {} workload in the simulator; expected \"tcp\"",
+                t.name(),
+                w.kind()
+            ),
+        )),
+    }
+}
+
+/// Endpoint `e`: flow `f` on carrier `c`.
+fn endpoint(seed: u64, c: &Carrier, f: &Flow, app: ConnApp, e: u32) -> Endpoint {
+    match c {
+        Carrier::Tcp(cfg) => {
+            let socket = |local, remote, passive: bool| {
+                let mut s = TcpSocket::new(Arc::clone(cfg), e, local, remote, passive);
+                if cfg.uses_rng() {
+                    s.set_rng(Rng::stream(seed, &[RNG_TCP, e as u64, passive as u64]));
+                }
+                s
+            };
+            Endpoint::Tcp(Conn::new(
+                socket(f.opener, f.listener, false),
+                socket(f.listener, f.opener, true),
+                app,
+                f.data_side,
+            ))
+        }
+        &Carrier::Udp {
+            rate,
+            size,
+            arrivals,
+            wi,
+        } => Endpoint::Udp(UdpFlow::new(
+            app,
+            e,
+            f.opener,
+            f.listener,
+            rate,
+            size,
+            arrivals,
+            Rng::stream(seed, &[RNG_UDP, wi]),
+        )),
+    }
+}
+
+/// `[metrics] trace`: the congestion-state trace of the TCP data senders
+/// asked for (every one, or those of `trace_flows`).
+fn trace(cx: &Cx, endpoints: &mut [Endpoint]) {
+    let m = &cx.sc.metrics;
+    if !m.trace {
+        return;
+    }
+    // A set: the list may be as long as the connections.
+    let only: Option<BTreeSet<u32>> = m.trace_flows.as_ref().map(|f| f.iter().copied().collect());
+    for (i, e) in endpoints.iter_mut().enumerate() {
+        let Some(c) = e.as_tcp_mut() else { continue };
+        if only.as_ref().is_none_or(|f| f.contains(&(i as u32))) {
+            let side = c.data_side();
+            c.sock[side].enable_trace();
+        }
+    }
+}
