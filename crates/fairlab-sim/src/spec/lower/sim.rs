@@ -363,6 +363,77 @@ mod tests {
         assert_eq!(TCP_IP_HEADER, crate::packet::TCP_IP_HEADER);
     }
 
+    /// Bulk from a to b and UDP from b to a (listed first) on a star;
+    /// `extra` goes into both workloads.
+    fn two_transports(bulk_extra: &str, udp_extra: &str) -> String {
+        format!(
+            r#"
+seed = 5
+duration = "20ms"
+[topology]
+kind = "star"
+hosts = ["a", "b"]
+rate = "1Gbps"
+delay = "10us"
+[[workload]]
+kind = "udp"
+src = "b"
+dst = "a"
+rate = "100Mbps"
+{udp_extra}
+[[workload]]
+kind = "bulk"
+src = "a"
+dst = "b"
+{bulk_extra}
+"#
+        )
+    }
+
+    #[test]
+    fn a_transport_a_workload_cannot_run_on_is_refused_by_field_path() {
+        let text = two_transports("transport = \"udp\"", "");
+        let e = Scenario::from_toml_str(&text)
+            .and_then(|sc| build(&sc, None).map(|_| ()))
+            .expect_err("bulk over udp is refused");
+        assert_eq!(e.path, "workload[1].transport");
+        assert!(e.message.contains("\"udp\"") && e.message.contains("expected \"tcp\""));
+        let text = two_transports("", "transport = \"tcp\"");
+        let e = Scenario::from_toml_str(&text).expect_err("udp over tcp is refused");
+        assert_eq!(e.path, "workload[0].transport");
+        assert!(e.message.contains("expected \"udp\""), "{e}");
+        let text = two_transports("transport = \"quic\"", "");
+        let e = Scenario::from_toml_str(&text).expect_err("an unknown transport is refused");
+        assert!(e.to_string().contains("transport"), "{e}");
+    }
+
+    #[test]
+    fn each_kinds_own_transport_named_runs_as_its_default() {
+        let run = |text: &str| {
+            let sc = Scenario::from_toml_str(text).unwrap();
+            let r = crate::run(&sc, None).unwrap();
+            (r.digest(), r.int("udp_delivered"), r.table("flows").rows())
+        };
+        let plain = run(&two_transports("", ""));
+        let named = run(&two_transports(
+            "transport = \"tcp\"",
+            "transport = \"udp\"",
+        ));
+        assert_eq!(plain, named);
+        assert!(plain.1 > 0 && plain.2 == 1, "{plain:?}");
+    }
+
+    #[test]
+    fn connections_come_first_among_the_endpoints_whatever_the_workload_order() {
+        let sc = Scenario::from_toml_str(&two_transports("", "")).unwrap();
+        let sim = build(&sc, None).unwrap();
+        assert_eq!(sim.endpoints.len(), 2);
+        let c = sim.endpoints[0].as_tcp().expect("the bulk flow's connection");
+        assert_eq!(c.app.workload, 1);
+        let u = sim.endpoints[1].as_udp().expect("the udp flow");
+        assert_eq!((u.id, u.app.workload), (1, 0));
+    }
+
     #[test]
     fn a_connection_fits_the_memory_the_limits_count_for_it() {
         // As the simulation holds it: an endpoint.
