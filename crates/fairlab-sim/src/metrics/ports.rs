@@ -83,9 +83,18 @@ impl Collector for Ports {
             {
                 c.push(v as i64);
             }
-            for (c, v) in disc.iter_mut().zip(p.queue.counters()) {
-                c.push(v as i64);
+            // The discipline's own counters, each in its column; zero in
+            // the columns of counters it does not keep.
+            for c in disc.iter_mut() {
+                c.push(0);
             }
+            p.queue.counters(&mut |name, v| {
+                let k = Queue::COUNTERS.iter().position(|&n| n == name);
+                debug_assert!(k.is_some(), "{name} is not in Queue::COUNTERS");
+                if let Some(k) = k {
+                    *disc[k].last_mut().expect("pushed above") = v as i64;
+                }
+            });
             let mut st = p.stats;
             st.integrate(
                 end.max(st.last_change),

@@ -151,7 +151,7 @@ impl Hcf {
     ];
 
     /// Values of [`Hcf::COUNTERS`].
-    pub fn counters(&self) -> [u64; 6] {
+    pub fn counter_values(&self) -> [u64; 6] {
         let s = &self.stats;
         [
             s.periods,
@@ -324,13 +324,18 @@ impl QueueDiscipline for Hcf {
             .chain(self.fifo[1].iter())
             .for_each(|h| f(h.id))
     }
+    fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        for (name, v) in Hcf::COUNTERS.iter().zip(self.counter_values()) {
+            out(name, v);
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::engine::Rng;
-    use crate::queue::ByValue;
+    use crate::queue::{ByValue, Queue};
     use crate::units::Bytes;
     use proptest::prelude::{prop_assert, proptest};
 
@@ -400,6 +405,25 @@ mod tests {
             .collect();
         assert_eq!(order, vec![1, 2, 3]);
         assert_eq!(q.stats.periods, 3);
+    }
+
+    #[test]
+    fn its_own_counters_reach_the_ports_table_by_name_through_the_generic_hook() {
+        let mut q = Queue::Hcf(Box::new(Hcf::new(cfg(true), Rng::new(3))));
+        for s in 0..3 {
+            q.enqueue_pkt(pkt(1, s), Time::ZERO).unwrap();
+        }
+        let mut seen = Vec::new();
+        q.counters(&mut |name, v| seen.push((name, v)));
+        let names: Vec<&str> = seen.iter().map(|c| c.0).collect();
+        assert_eq!(names, Queue::COUNTERS);
+        assert_eq!(
+            &seen[..3],
+            &[("hcf_periods", 1), ("hcf_hp_pkts", 1), ("hcf_lp_pkts", 2)]
+        );
+        // A drop-tail queue keeps none of its own.
+        let fifo = Queue::DropTail(crate::queue::DropTail::new(BufferLimit::Packets(4)));
+        fifo.counters(&mut |name, _| panic!("drop-tail reported {name}"));
     }
 
     #[test]

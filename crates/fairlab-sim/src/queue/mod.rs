@@ -130,6 +130,13 @@ pub trait QueueDiscipline {
     fn packets(&self) -> usize;
     /// Iterates the handles of the held packets (end-of-run accounting only).
     fn for_each(&self, f: &mut dyn FnMut(u32));
+    /// Hands `out` each counter the discipline keeps of its own, by name
+    /// (end-of-run only). What every queue counts (enqueued, dequeued,
+    /// dropped, its peak) the port keeps around enqueue and dequeue, as
+    /// ns-3's QueueDisc statistics around DoEnqueue/DoDequeue; what only
+    /// a discipline knows (HCF's periods and classes) it reports here,
+    /// under names listed in [`Queue::COUNTERS`]. None by default.
+    fn counters(&self, _out: &mut dyn FnMut(&'static str, u64)) {}
 }
 
 /// Tests of a discipline on its own hand it packets by value: a store of
@@ -226,19 +233,13 @@ impl Queue {
             },
         }
     }
-    /// The counters disciplines keep beyond a port's own, by column name:
-    /// the ports table has one column for each, zero where a port's
-    /// discipline does not keep it. A discipline adds its names here and
-    /// its values in [`Queue::counters`].
+    /// The counters disciplines keep beyond a port's own, by column name
+    /// (each discipline's own list, in discipline order): the ports table
+    /// has one column for each, zero where a port's discipline does not
+    /// keep it (every run's table and digest keep the columns they had). A
+    /// discipline with counters adds its list here and reports its values
+    /// through [`QueueDiscipline::counters`].
     pub const COUNTERS: &'static [&'static str] = &Hcf::COUNTERS;
-
-    /// This port's values of [`Queue::COUNTERS`], in that order.
-    pub fn counters(&self) -> [u64; Hcf::COUNTERS.len()] {
-        match self {
-            Queue::Hcf(q) => q.counters(),
-            _ => [0; Hcf::COUNTERS.len()],
-        }
-    }
     /// Bits of per-flow state the discipline keeps (HCF's credit bins), if any.
     pub fn state_bits(&self) -> Option<u64> {
         match self {
@@ -317,5 +318,8 @@ impl QueueDiscipline for Queue {
     }
     fn for_each(&self, f: &mut dyn FnMut(u32)) {
         each_queue!(self, q => q.for_each(f))
+    }
+    fn counters(&self, out: &mut dyn FnMut(&'static str, u64)) {
+        each_queue!(self, q => q.counters(out))
     }
 }

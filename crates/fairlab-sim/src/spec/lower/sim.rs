@@ -428,7 +428,9 @@ dst = "b"
         let sc = Scenario::from_toml_str(&two_transports("", "")).unwrap();
         let sim = build(&sc, None).unwrap();
         assert_eq!(sim.endpoints.len(), 2);
-        let c = sim.endpoints[0].as_tcp().expect("the bulk flow's connection");
+        let c = sim.endpoints[0]
+            .as_tcp()
+            .expect("the bulk flow's connection");
         assert_eq!(c.app.workload, 1);
         let u = sim.endpoints[1].as_udp().expect("the udp flow");
         assert_eq!((u.id, u.app.workload), (1, 0));
