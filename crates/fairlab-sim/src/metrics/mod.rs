@@ -4,9 +4,11 @@
 //! throughput, queue and congestion-state time series.
 //!
 //! Each table is owned by one [`Collector`], in its own file; a collector
-//! may also add values to the run summary. Adding a table (a workload's,
-//! a discipline's) is adding a collector to [`COLLECTORS`], not editing a
-//! function that knows every workload and discipline.
+//! may also add values to the run summary, or only that. Adding a table (a
+//! workload's, a discipline's) or a transport's rows and totals (TCP's
+//! flows table and totals, UDP's datagram totals) is adding a collector to
+//! [`COLLECTORS`], not editing a function that knows every workload,
+//! transport and discipline.
 
 mod drops;
 mod nic;
