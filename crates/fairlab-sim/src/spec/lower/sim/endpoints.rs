@@ -133,14 +133,23 @@ fn carrier(
             },
             wi: wi as u64,
         }),
-        (t, w) => Err(ScenarioError::new(
-            format!("workload[{wi}].transport"),
-            format!(
-                "{:?} cannot carry a {} workload in the simulator; expected \"tcp\"",
-                t.name(),
-                w.kind()
-            ),
-        )),
+        // Validation refuses these first (WorkloadSpec::transports).
+        (t, w) => {
+            let allowed: Vec<String> = w
+                .transports()
+                .iter()
+                .map(|a| format!("{:?}", a.name()))
+                .collect();
+            Err(ScenarioError::new(
+                format!("workload[{wi}].transport"),
+                format!(
+                    "{:?} cannot carry a {} workload in the simulator; expected {}",
+                    t.name(),
+                    w.kind(),
+                    allowed.join(" or ")
+                ),
+            ))
+        }
     }
 }
 
