@@ -53,10 +53,14 @@
 //! allocation, logging and dynamic dispatch: the enum is matched, never
 //! boxed behind a trait object.
 
+#[cfg(test)]
+mod echo;
 pub mod tcp;
 mod tcp_conn;
 mod udp;
 
+#[cfg(test)]
+pub use echo::EchoFlow;
 pub use tcp_conn::Conn;
 pub use udp::{Arrivals, UdpFlow};
 
@@ -141,6 +145,9 @@ impl Step {
 pub enum Endpoint {
     Tcp(Conn),
     Udp(UdpFlow),
+    /// A toy transport of the tests (and of docs/model.md's example).
+    #[cfg(test)]
+    Echo(EchoFlow),
 }
 
 impl Endpoint {
@@ -150,6 +157,8 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.app,
             Endpoint::Udp(u) => u.app,
+            #[cfg(test)]
+            Endpoint::Echo(e) => e.app,
         }
     }
     /// Hosts of the opener (or sender) and of the listener (or receiver).
@@ -157,12 +166,16 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.sock[0].endpoints(),
             Endpoint::Udp(u) => (u.src, u.dst),
+            #[cfg(test)]
+            Endpoint::Echo(e) => (e.src, e.dst),
         }
     }
     pub fn protocol(&self) -> Protocol {
         match self {
             Endpoint::Tcp(_) => Protocol::Tcp,
             Endpoint::Udp(_) => Protocol::Udp,
+            #[cfg(test)]
+            Endpoint::Echo(_) => Protocol::Udp,
         }
     }
     /// Names the flow: `tuple` is the opener's (or sender's) 5-tuple; each
@@ -171,6 +184,8 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.set_flow(tuple, hasher),
             Endpoint::Udp(u) => u.set_flow(tuple, hasher.hash(&tuple)),
+            #[cfg(test)]
+            Endpoint::Echo(e) => e.set_flow(tuple, hasher),
         }
     }
     /// The application opens it (`handshake`: a TCP connection opens with
@@ -179,6 +194,8 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.open(now, handshake, out),
             Endpoint::Udp(u) => u.open(now, out),
+            #[cfg(test)]
+            Endpoint::Echo(e) => e.on_timer(now, out),
         }
     }
     /// The application on `side` writes `bytes` more to send.
@@ -187,6 +204,8 @@ impl Endpoint {
             Endpoint::Tcp(c) => c.write(now, side, bytes, out),
             // A UDP sender's datagrams are paced by its rate, not written.
             Endpoint::Udp(_) => Step::NONE,
+            #[cfg(test)]
+            Endpoint::Echo(_) => Step::NONE,
         }
     }
     /// A packet of this endpoint reaches its destination host.
@@ -195,6 +214,8 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.on_packet(now, pkt, out),
             Endpoint::Udp(u) => u.on_packet(pkt),
+            #[cfg(test)]
+            Endpoint::Echo(e) => e.on_packet(pkt, out),
         }
     }
     /// A wake-up this endpoint asked for with `token` is due.
@@ -203,6 +224,8 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.on_timer(now, token, out),
             Endpoint::Udp(u) => u.on_timer(now, out),
+            #[cfg(test)]
+            Endpoint::Echo(e) => e.on_timer(now, out),
         }
     }
     /// The sending host's own queue refused `pkt`, which it emitted.
@@ -212,6 +235,8 @@ impl Endpoint {
             Endpoint::Tcp(c) => c.on_local_drop(now, pkt),
             // Datagrams are fire and forget.
             Endpoint::Udp(_) => {}
+            #[cfg(test)]
+            Endpoint::Echo(_) => {}
         }
     }
     /// Side `side`'s packets have left (and the refused ones come back):
@@ -221,6 +246,8 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.after_send(now, side, out),
             Endpoint::Udp(_) => {}
+            #[cfg(test)]
+            Endpoint::Echo(_) => {}
         }
     }
     /// The flow hash side `side`'s packets carry (UDP: its one direction).
@@ -228,6 +255,8 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.sock[side].flow_hash(),
             Endpoint::Udp(u) => u.flow_hash(),
+            #[cfg(test)]
+            Endpoint::Echo(e) => e.flow_hash(side),
         }
     }
     /// What its packets' paths depend on: the data sender's and receiver's
@@ -237,6 +266,11 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.path_probe(),
             Endpoint::Udp(u) => (u.src, u.dst, u.flow_hash(), None, u.size),
+            #[cfg(test)]
+            Endpoint::Echo(e) => {
+                let size = crate::units::Bytes(u64::from(e.payload + crate::packet::UDP_IP_HEADER));
+                (e.src, e.dst, e.flow_hash(0), Some(e.flow_hash(1)), size)
+            }
         }
     }
     /// The TCP connection, if it is one: what only TCP has (its sockets'
