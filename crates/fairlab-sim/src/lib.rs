@@ -24,6 +24,7 @@ pub use spec as scenario;
 pub mod sim;
 pub mod transport;
 pub mod units;
+pub mod vocab;
 pub mod workload;
 
 pub use metrics::RunResult;

@@ -16,10 +16,10 @@
 //! | `fat_tree` | `edge{pod}_{i}`, `agg{pod}_{i}`, `core{j}_{i}` | `h{pod}_{edge}_{i}` |
 //! | `leaf_spine` | `leaf{i}`, `spine{i}` | `h{leaf}_{i}` |
 
-use super::queues::Buffer;
-use super::ScenarioError;
+use super::error::ScenarioError;
 use crate::packet::Addr;
 use crate::units::{BitsPerSec, Bytes, Time};
+use crate::vocab::BufferLimit;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -32,8 +32,8 @@ pub struct GraphLink {
     pub b: u32,
     pub rate: BitsPerSec,
     pub delay: Time,
-    pub buffer_a: Option<Buffer>,
-    pub buffer_b: Option<Buffer>,
+    pub buffer_a: Option<BufferLimit>,
+    pub buffer_b: Option<BufferLimit>,
 }
 
 /// Hosts, switches, links; node `i` is host `i` below `hosts.len()`, else
@@ -115,7 +115,14 @@ impl Graph {
         i
     }
 
-    pub fn link(&mut self, a: u32, b: u32, rate: BitsPerSec, delay: Time, buffer: Option<Buffer>) {
+    pub fn link(
+        &mut self,
+        a: u32,
+        b: u32,
+        rate: BitsPerSec,
+        delay: Time,
+        buffer: Option<BufferLimit>,
+    ) {
         self.links.push(GraphLink {
             a,
             b,
@@ -343,7 +350,7 @@ impl Graph {
 /// edge and `k/2` aggregation switches, `(k/2)^2` core switches, `k/2`
 /// hosts per edge switch; Al-Fares et al.'s addresses (host `i` of edge
 /// switch `e` in pod `p` is 10.p.e.(i+2)).
-pub fn fat_tree(k: u32, rate: BitsPerSec, delay: Time, buffer: Option<Buffer>) -> Graph {
+pub fn fat_tree(k: u32, rate: BitsPerSec, delay: Time, buffer: Option<BufferLimit>) -> Graph {
     let half = k / 2;
     let mut g = Graph::new();
     for p in 0..k {
@@ -409,7 +416,7 @@ pub fn leaf_spine(
     rate: BitsPerSec,
     uplink: BitsPerSec,
     delay: Time,
-    buffer: Option<Buffer>,
+    buffer: Option<BufferLimit>,
 ) -> Graph {
     let mut g = Graph::new();
     for l in 0..leaves {
@@ -446,7 +453,7 @@ pub fn outcast(
     senders: u32,
     rate: BitsPerSec,
     delay: Time,
-    buffer: Option<Buffer>,
+    buffer: Option<BufferLimit>,
 ) -> Graph {
     let mut g = Graph::new();
     let recv = g.add_host("recv".into(), None);
@@ -477,7 +484,7 @@ pub fn parking_lot(
     hosts: u32,
     access: (BitsPerSec, Time),
     trunk: (BitsPerSec, Time),
-    buffer: Option<Buffer>,
+    buffer: Option<BufferLimit>,
 ) -> Graph {
     let mut g = Graph::new();
     for s in 0..switches {

@@ -3,13 +3,15 @@
 //! NIC's arbitration between them, how a socket picks its queue, and the
 //! kernel era that sets all of these at once (`profile`).
 
-use super::limits::check_time;
+use super::check::check_time;
+use super::check::limit_fits;
+use super::error::ScenarioError;
 use super::names::named_enum;
-use super::queues::{limit_fits, Buffer, Discipline, ShaperSpec};
+use super::queues::{Discipline, ShaperSpec};
 use super::tcp::ProfileName;
-use super::ScenarioError;
 use crate::packet::Addr;
 use crate::units::{Bytes, Time};
+use crate::vocab::BufferLimit;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -197,7 +199,7 @@ named_enum! {
 /// A host's sending stack, resolved: `[host]`'s fields over its profile's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostStack {
-    pub nic_queue: Buffer,
+    pub nic_queue: BufferLimit,
     pub nic_queues: u32,
     pub root: NicRoot,
     pub qdisc: NicQdisc,
@@ -239,7 +241,7 @@ pub const MAX_NIC_BATCH: u32 = 4096;
 pub struct HostSpec {
     /// 1000 packets: Linux's default txqueuelen.
     #[serde(default = "HostSpec::default_nic_queue")]
-    pub nic_queue: Buffer,
+    pub nic_queue: BufferLimit,
     /// Each packet a host sends reaches its NIC after U(0, send_jitter) of
     /// processing time (order kept). Real hosts have microseconds of such
     /// variation; without any, a deterministic simulator locks flows into
@@ -321,8 +323,8 @@ pub struct HostSpec {
 pub const MAX_NIC_QUEUES: u32 = 256;
 
 impl HostSpec {
-    fn default_nic_queue() -> Buffer {
-        Buffer::Packets(1000)
+    fn default_nic_queue() -> BufferLimit {
+        BufferLimit::Packets(1000)
     }
     fn default_send_jitter() -> Time {
         Time::ZERO

@@ -1,7 +1,7 @@
 //! `[routing]`: how switches pick among equal-cost next hops.
 
+use super::error::ScenarioError;
 use super::names::named_enum;
-use super::ScenarioError;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -3,9 +3,9 @@
 //! its own TCP (the simulator's `TcpConfig` in `lower/sim.rs`; a Linux
 //! host's sysctls and socket options later).
 
-use super::limits::{check_time, MAX_TIME};
+use super::check::{check_time, MAX_TIME};
+use super::error::ScenarioError;
 use super::names::named_enum;
-use super::ScenarioError;
 use crate::units::{Bytes, Time, PS_PER_SEC};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

@@ -2,6 +2,7 @@
 //! and what is allowed.
 
 use super::*;
+use crate::units::Bytes;
 use proptest::prelude::*;
 
 const GOOD: &str = r#"

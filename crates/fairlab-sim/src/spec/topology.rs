@@ -2,13 +2,13 @@
 //! by `kind` before the other fields are read, so a field of another kind
 //! is refused by name and a missing one is named.
 
+use super::check::{check_rate, check_time};
+use super::error::ScenarioError;
 use super::graph::{self, Graph, GraphLink};
-use super::limits::{check_rate, check_time};
-use super::queues::Buffer;
 use super::tagged::{self, Value};
-use super::ScenarioError;
 use crate::packet::Addr;
 use crate::units::{BitsPerSec, Bytes, Time};
+use crate::vocab::BufferLimit;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -171,13 +171,13 @@ pub struct LinkEntry {
     /// Both directions' output buffer at a switch end (default `[queue]
     /// limit`); a host end's is `[host] nic_queue`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     /// The buffer of `a`'s output port toward `b` (a switch's), over `buffer`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer_a: Option<Buffer>,
+    pub buffer_a: Option<BufferLimit>,
     /// The buffer of `b`'s output port toward `a`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer_b: Option<Buffer>,
+    pub buffer_b: Option<BufferLimit>,
 }
 
 /// Any network: the hosts, the switches and every link.
@@ -205,7 +205,7 @@ pub struct OutcastSpec {
     pub delay: Time,
     /// Every switch port's buffer; default `[queue] limit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     #[serde(skip)]
     pub cache: GraphCache,
 }
@@ -228,7 +228,7 @@ pub struct ParkingLotSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trunk_delay: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     #[serde(skip)]
     pub cache: GraphCache,
 }
@@ -242,7 +242,7 @@ pub struct FatTreeSpec {
     pub rate: BitsPerSec,
     pub delay: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     #[serde(skip)]
     pub cache: GraphCache,
 }
@@ -264,7 +264,7 @@ pub struct LeafSpineSpec {
     #[serde(default = "one_f64")]
     pub oversubscription: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     #[serde(skip)]
     pub cache: GraphCache,
 }
@@ -428,7 +428,7 @@ impl TopologySpec {
                             ));
                         }
                     }
-                    let sw_buffer = |x: u32, own: Option<Buffer>| {
+                    let sw_buffer = |x: u32, own: Option<BufferLimit>| {
                         if g.is_host(x) {
                             None
                         } else {
@@ -741,9 +741,9 @@ impl TopologySpec {
     }
 
     /// Every switch buffer a graph topology names, with its path.
-    pub fn buffers(&self) -> Vec<(String, Buffer)> {
+    pub fn buffers(&self) -> Vec<(String, BufferLimit)> {
         let mut out = Vec::new();
-        let mut one = |p: String, b: &Option<Buffer>| {
+        let mut one = |p: String, b: &Option<BufferLimit>| {
             if let Some(b) = b {
                 out.push((p, *b));
             }
@@ -805,7 +805,7 @@ impl TopologySpec {
                     ));
                 }
                 let up = t.uplink_rate();
-                if up.is_none_or(|r| r > super::limits::MAX_RATE) {
+                if up.is_none_or(|r| r > super::check::MAX_RATE) {
                     return Err(ScenarioError::new(
                         "topology.oversubscription",
                         format!("{o} makes the uplinks run at {} b/s (hosts x rate / (spines x oversubscription)); expected 1 b/s to 8 Tb/s", t.hosts as f64 * t.rate.get() as f64 / (t.spines as f64 * o)),

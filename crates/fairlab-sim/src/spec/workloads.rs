@@ -2,11 +2,11 @@
 //! before the other fields are read: a field of another kind is refused by
 //! name, a missing one is named, and each kind checks its own values.
 
-use super::limits::{check_rate, check_time};
+use super::check::{check_rate, check_time};
+use super::error::ScenarioError;
 use super::names::named_enum;
 use super::tagged::{self, Value};
 use super::tcp::{TcpSettings, TcpSpec};
-use super::ScenarioError;
 use crate::units::{BitsPerSec, Bytes, Time};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};

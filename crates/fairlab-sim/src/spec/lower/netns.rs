@@ -11,7 +11,7 @@
 //! congestion-control modules, qdiscs), measured by the Python side.
 
 use crate::spec::{
-    Buffer, CcName, Discipline, PathsName, ProfileName, Resolution, Resolved, Scenario,
+    BufferLimit, CcName, Discipline, PathsName, ProfileName, Resolution, Resolved, Scenario,
     ScenarioError, SelectionName, ShaperSpec, TcpSettings, TcpSpec, TopologySpec, WorkloadSpec,
     TCP_IP_HEADER,
 };
@@ -1139,14 +1139,14 @@ fn queue(
     sc: &Scenario,
     machine: &Machine,
     disc: Discipline,
-    limit: Buffer,
+    limit: BufferLimit,
     field: &str,
     rate: BitsPerSec,
 ) -> Result<PlanQueue, ScenarioError> {
     let has = |q: &str| machine.qdiscs.iter().any(|x| x == q);
     let (kind, n) = match limit {
-        Buffer::Bytes(b) => ("bfifo", b.get()),
-        Buffer::Packets(p) => ("pfifo", p as u64),
+        BufferLimit::Bytes(b) => ("bfifo", b.get()),
+        BufferLimit::Packets(p) => ("pfifo", p as u64),
     };
     let mut params = BTreeMap::new();
     let kind = match disc {
@@ -1195,8 +1195,8 @@ fn queue(
         }
     };
     let limit_n = match (kind, limit) {
-        ("red", Buffer::Packets(p)) => p as u64 * 1500,
-        ("sfq", Buffer::Bytes(b)) => (b.get() / 1500).max(1),
+        ("red", BufferLimit::Packets(p)) => p as u64 * 1500,
+        ("sfq", BufferLimit::Bytes(b)) => (b.get() / 1500).max(1),
         _ => n,
     };
     Ok(PlanQueue {
@@ -1302,8 +1302,8 @@ fn port(
         },
     };
     let txqueuelen = match (host, sc.host.nic_queue) {
-        (true, Buffer::Packets(p)) => p,
-        (true, Buffer::Bytes(b)) => (b.get() / 1500).max(1) as u32,
+        (true, BufferLimit::Packets(p)) => p,
+        (true, BufferLimit::Bytes(b)) => (b.get() / 1500).max(1) as u32,
         _ => 1000,
     };
     Ok(PlanPort {
@@ -1320,7 +1320,7 @@ fn port(
 }
 
 /// A graph topology's own buffer for the port of `node` toward `peer`.
-fn link_buffer(sc: &Scenario, node: &str, peer: &str) -> Option<Buffer> {
+fn link_buffer(sc: &Scenario, node: &str, peer: &str) -> Option<BufferLimit> {
     let g = sc.topology.graph()?;
     let (x, y) = (*g.index.get(node)?, *g.index.get(peer)?);
     let &(_, l) = g.adj[x as usize].iter().find(|e| e.0 == y)?;

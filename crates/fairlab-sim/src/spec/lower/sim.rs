@@ -14,10 +14,9 @@ use crate::queue::{
 };
 use crate::sim::{Conn, Series, Simulation, TxqSelect as SimTxqSelect};
 use crate::spec::{
-    ArbitrationName, Arrivals as SpecArrivals, Buffer, CcName, Clock, Discipline, HcfPeriod,
-    HcfSpec, HostStack, NicRoot, PathsName, PriorityClass, RequestOrder, RtoDelay, Scenario,
-    ScenarioError, SelectionName, ShaperSpec, TcpSettings, TopologySpec, TxqSelect, WorkloadSpec,
-    TCP_IP_HEADER,
+    ArbitrationName, Arrivals as SpecArrivals, CcName, Clock, Discipline, HcfPeriod, HcfSpec,
+    HostStack, NicRoot, PathsName, PriorityClass, RequestOrder, RtoDelay, Scenario, ScenarioError,
+    SelectionName, ShaperSpec, TcpSettings, TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::transport::tcp::cc::CcKind;
 use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
@@ -26,13 +25,6 @@ use crate::units::{BitsPerSec, Bytes, Time};
 use crate::workload::{Bulk, ConnApp, Incast, NfsRead, ReadParams, ShortFlows, Udp, Workload};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-fn buffer(b: Buffer) -> BufferLimit {
-    match b {
-        Buffer::Bytes(n) => BufferLimit::Bytes(n),
-        Buffer::Packets(n) => BufferLimit::Packets(n),
-    }
-}
 
 fn cc(c: CcName) -> CcKind {
     match c {
@@ -103,11 +95,11 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
 
 /// HCF's configuration for a port of `limit` (validated: each half holds
 /// a packet).
-fn hcf_config(h: &HcfSpec, limit: Buffer, packet: Bytes) -> HcfConfig {
-    let (hp, lp) = limit.split(h.hp_share, packet).expect("validated");
+fn hcf_config(h: &HcfSpec, limit: BufferLimit) -> HcfConfig {
+    let (hp, lp) = limit.split(h.hp_share);
     HcfConfig {
-        hp_limit: buffer(hp),
-        lp_limit: buffer(lp),
+        hp_limit: hp,
+        lp_limit: lp,
         bins: h.bins,
         c0: h.c0,
         period: match h.period {
@@ -163,26 +155,6 @@ fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
     }
 }
 
-/// Splits a limit into two shares.
-fn split(limit: BufferLimit, share: f64) -> (BufferLimit, BufferLimit) {
-    match limit {
-        BufferLimit::Packets(n) => {
-            let h = ((n as f64) * share).round().max(1.0) as u32;
-            (
-                BufferLimit::Packets(h),
-                BufferLimit::Packets(n.saturating_sub(h).max(1)),
-            )
-        }
-        BufferLimit::Bytes(b) => {
-            let h = ((b.get() as f64) * share).round() as u64;
-            (
-                BufferLimit::Bytes(crate::units::Bytes(h)),
-                BufferLimit::Bytes(crate::units::Bytes(b.get() - h)),
-            )
-        }
-    }
-}
-
 /// Component keys of the RNG streams (see `engine::rng`).
 const RNG_WORKLOAD: u64 = 1;
 const RNG_HOST: u64 = 2;
@@ -223,22 +195,22 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     let tcp = tcp_config(&resolved.tcp);
     let t = &sc.topology;
     let sw_limit = sc.queue.limit;
-    let sw_ecn = sc.queue.ecn_threshold.map(buffer);
-    let nic_limit = buffer(sc.host.nic_queue);
+    let sw_ecn = sc.queue.ecn_threshold;
+    let nic_limit = sc.host.nic_queue;
     let packet = Bytes((tcp.mss + TCP_IP_HEADER) as u64);
     // A discipline of `limit` at a port of `rate` (RED's packet time),
     // drawing from `rng` (HCF's hashes, RED's drops, SFQ's and DRR's salts).
     let make_disc = |disc: Discipline,
-                     spec_limit: Buffer,
+                     spec_limit: BufferLimit,
                      ecn: Option<BufferLimit>,
                      rate: BitsPerSec,
                      rng: Rng|
      -> Queue {
-        let limit = buffer(spec_limit);
+        let limit = spec_limit;
         match disc {
             Discipline::Droptail => droptail(limit, ecn),
             Discipline::Hcf => {
-                let cfg = hcf_config(&sc.queue.hcf, spec_limit, packet);
+                let cfg = hcf_config(&sc.queue.hcf, spec_limit);
                 Queue::Hcf(Box::new(Hcf::new(cfg, rng)))
             }
             Discipline::Red => {
@@ -278,7 +250,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                     PriorityClass::Udp => Class::Udp,
                     PriorityClass::Control => Class::Control,
                 };
-                let (hi, lo) = split(limit, p.high_share);
+                let (hi, lo) = limit.split(p.high_share);
                 Queue::Priority(Box::new(Priority::new(class, hi, lo)))
             }
         }
@@ -289,7 +261,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     // `rate`: the port's own link rate where RED needs one (a graph
     // topology's; a star's or dumbbell's is `TopologySpec::red_rate`).
     let make_queue = |disc: Discipline,
-                      spec_limit: Buffer,
+                      spec_limit: BufferLimit,
                       ecn: Option<BufferLimit>,
                       rate: BitsPerSec|
      -> Queue {
@@ -349,7 +321,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 }
                 _ => RootQdisc::Sfq(Box::new(Sfq::new(
                     sc.queue.sfq.buckets,
-                    buffer(stack.nic_queue),
+                    stack.nic_queue,
                     sc.queue.sfq.perturb,
                     Rng::stream(seed, &[RNG_NIC_ROOT, n]),
                 ))),
@@ -527,7 +499,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
                 }
             });
             let limit = p.limit.or(link_buffer).unwrap_or(sw_limit);
-            let k = p.ecn_threshold.map(buffer).or(sw_ecn);
+            let k = p.ecn_threshold.or(sw_ecn);
             let disc = p.discipline.unwrap_or(sc.queue.discipline);
             let rate = match t {
                 TopologySpec::Star(_) | TopologySpec::Dumbbell(_) => t.red_rate(),

@@ -2,7 +2,7 @@
 //! quantum of one 1500-byte packet keeps it O(1).
 
 use super::sfq::check_buckets;
-use crate::spec::ScenarioError;
+use crate::spec::error::ScenarioError;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 

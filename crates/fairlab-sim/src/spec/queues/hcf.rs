@@ -1,10 +1,11 @@
 //! `[queue.hcf]`: Hashed Credits Fair (Shpiner and Keslassy). Defaults are
 //! the baseline of the HCF study (Section V-B).
 
-use super::{check_number, Buffer};
-use crate::spec::limits::check_time;
-use crate::spec::ScenarioError;
+use crate::spec::check::check_number;
+use crate::spec::check::check_time;
+use crate::spec::error::ScenarioError;
 use crate::units::{Bytes, Time};
+use crate::vocab::BufferLimit;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -161,13 +162,14 @@ impl HcfSpec {
     /// The HP and LP limits of a port of `limit`; each must hold a packet.
     pub fn check_limit(
         &self,
-        limit: Buffer,
+        limit: BufferLimit,
         packet: Bytes,
         limit_path: &str,
     ) -> Result<(), ScenarioError> {
-        match limit.split(self.hp_share, packet) {
-            Some(_) => Ok(()),
-            None => Err(ScenarioError::new(
+        let (hp, lp) = limit.split(self.hp_share);
+        match hp.holds_one(packet) && lp.holds_one(packet) {
+            true => Ok(()),
+            false => Err(ScenarioError::new(
                 limit_path,
                 format!("\"{limit}\" split by hcf.hp_share = {} leaves an HP or LP queue smaller than one packet; expected each to hold at least {packet}", self.hp_share),
             )),

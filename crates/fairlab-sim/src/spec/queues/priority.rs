@@ -2,10 +2,11 @@
 //! ("control": packets without TCP payload, or "udp"), and the share of the
 //! port's limit for that class.
 
-use super::{check_number, Buffer};
+use crate::spec::check::check_number;
+use crate::spec::error::ScenarioError;
 use crate::spec::names::named_enum;
-use crate::spec::ScenarioError;
 use crate::units::Bytes;
+use crate::vocab::BufferLimit;
 use serde::{Deserialize, Serialize};
 
 /// The smallest packet of the high class: a header-only TCP segment.
@@ -50,25 +51,28 @@ impl PrioritySpec {
         )
     }
 
-    /// A byte limit split by `high_share` must leave the high class room for
-    /// a header-only packet and the low class room for a full one (packet
-    /// limits give each class at least one packet).
+    /// The limit split by `high_share` must leave the high class room for
+    /// a header-only packet and the low class room for a full one (a packet
+    /// limit: one packet each).
     pub fn check_limit(
         &self,
-        limit: Buffer,
+        limit: BufferLimit,
         packet: Bytes,
         limit_path: &str,
     ) -> Result<(), ScenarioError> {
-        if let Buffer::Bytes(b) = limit {
-            let high = ((b.get() as f64) * self.high_share).round() as u64;
-            let low = b.get().saturating_sub(high);
-            if high < SMALLEST_PACKET.get() || low < packet.get() {
-                return Err(ScenarioError::new(
-                    limit_path,
-                    format!("\"{limit}\" split by priority.high_share = {} gives the high class {high}B and the low class {low}B; expected at least {SMALLEST_PACKET} and {packet}", self.high_share),
-                ));
-            }
+        let (high, low) = limit.split(self.high_share);
+        if high.holds_one(SMALLEST_PACKET) && low.holds_one(packet) {
+            return Ok(());
         }
-        Ok(())
+        let (high, low) = match (high, low) {
+            (BufferLimit::Bytes(h), BufferLimit::Bytes(l)) => {
+                (format!("{}B", h.get()), format!("{}B", l.get()))
+            }
+            _ => (high.to_string(), low.to_string()),
+        };
+        Err(ScenarioError::new(
+            limit_path,
+            format!("\"{limit}\" split by priority.high_share = {} gives the high class {high} and the low class {low}; expected at least {SMALLEST_PACKET} and {packet}", self.high_share),
+        ))
     }
 }

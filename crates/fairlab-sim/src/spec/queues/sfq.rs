@@ -2,8 +2,8 @@
 //! buckets and a 10 s perturbation (Linux's defaults are 128 buckets and
 //! perturbation off; McKenney suggests seconds).
 
-use crate::spec::limits::check_time;
-use crate::spec::ScenarioError;
+use crate::spec::check::check_time;
+use crate::spec::error::ScenarioError;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
