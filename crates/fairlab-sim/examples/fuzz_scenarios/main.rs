@@ -96,6 +96,9 @@ fn budget() -> LimitsSpec {
             max_memory: Bytes(u64::MAX),
             max_hosts: u64::MAX,
             max_flows: u64::MAX,
+            max_packet_hops: u64::MAX,
+            max_events: u64::MAX,
+            max_route_work: u64::MAX,
         };
     }
     LimitsSpec {
@@ -104,6 +107,9 @@ fn budget() -> LimitsSpec {
         max_memory: Bytes(256 << 20),
         max_hosts: 1000,
         max_flows: 10_000,
+        max_packet_hops: 2_000_000,
+        max_events: 8_000_000,
+        max_route_work: 100_000_000,
     }
 }
 
@@ -119,6 +125,9 @@ fn tighter(a: &LimitsSpec, b: &LimitsSpec) -> LimitsSpec {
         max_memory: a.max_memory.min(b.max_memory),
         max_hosts: a.max_hosts.min(b.max_hosts),
         max_flows: a.max_flows.min(b.max_flows),
+        max_packet_hops: a.max_packet_hops.min(b.max_packet_hops),
+        max_events: a.max_events.min(b.max_events),
+        max_route_work: a.max_route_work.min(b.max_route_work),
     }
 }
 

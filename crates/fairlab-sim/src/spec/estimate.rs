@@ -1,303 +1,136 @@
-//! What a scenario will cost: packets, series rows, memory (see
-//! [`super::limits`] for the limits they are checked against).
+//! What a scenario will cost: the workloads' own estimates
+//! ([`Estimated`], `workloads.rs`) and the disciplines' ([`PortCost`],
+//! `queues/*.rs`) added up with what the topology, the hosts and the
+//! metrics cost. No kind is matched here and no node is named: a part's
+//! cost comes from the part.
+//!
+//! Packet-hops: every data packet crosses its route's links and, for TCP,
+//! an ACK comes back over as many (delayed ACKs only make fewer), so a
+//! workload's packet-hops are at most twice its packets times its longest
+//! route. Events: the simulator handles a packet at a hop in at most two
+//! events (its arrival and the end of its transmission), and each packet
+//! at its ends in about two more (the sender's and the receiver's work and
+//! their timers); samples and bins are an event each. Measured against
+//! the simulator (`tests.rs`, `the_estimate_bounds_the_simulators_work`),
+//! the packet-hops estimate is 1 to 3 times what a run does, and the events
+//! estimate 1 to 4 times.
 
+use super::cost::{EstimateCtx, Estimated, Pace, PortCtx, WorkloadCost};
+use super::hosts::{NicRoot, TxqSelect};
 use super::limits::{
-    approx, mul_div, segments, total, Estimate, Term, BIN_BYTES, BUCKET_BYTES, CONN_BYTES, HEADERS,
-    PACKET_BYTES, ROUTE_BYTES, ROW_BYTES, SETUP_PACKETS, SHAPER_BYTES, STAMP_BYTES, TX_QUEUE_BYTES,
+    approx, mul_div, total, Estimate, Term, CONN_BYTES, HEADERS, PACKET_BYTES, ROUTE_BYTES,
+    ROW_BYTES, SETUP_PACKETS, SHAPER_BYTES, STAMP_BYTES, TX_QUEUE_BYTES,
 };
 use super::queues::Discipline;
-use super::workloads::{NfsReadSpec, WorkloadSpec};
+use super::routing::PathsName;
 use super::{Resolved, Scenario};
 use crate::units::{Bytes, Time, PS_PER_SEC};
 use crate::vocab::BufferLimit;
 
+/// Events per packet-hop (an arrival, a transmission's end) and per
+/// packet (its sender's and receiver's work and timers).
+const EVENTS_PER_HOP: u64 = 2;
+const EVENTS_PER_PACKET: u64 = 2;
+
 /// Estimates what `sc` will cost. `r` holds its resolved hosts and TCP.
 pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
     let mut est = Estimate::default();
-    let topo = &sc.topology;
-    let hosts = r.hosts.len() as u64;
-    let access = topo.access_rate().get();
-    let switches = topo.sizes().1;
-    let switch_ports = topo.switch_ports(hosts);
-
-    // Flows and their data senders and receivers.
-    let mut conns = 0u64;
-    let mut udp_flows = 0u64;
-    let mut senders = std::collections::BTreeSet::new();
-    let mut receivers = std::collections::BTreeSet::new();
-    let mut crossing = [false; 2];
-    let mut same_side_senders = std::collections::BTreeSet::new();
-    let mut tcp_flow = |src: &str, dst: &str| {
-        senders.insert(src.to_string());
-        receivers.insert(dst.to_string());
-        let (a, b) = (
-            topo.switch_of(&r.host_index, src),
-            topo.switch_of(&r.host_index, dst),
-        );
-        if a == b {
-            same_side_senders.insert(src.to_string());
-        } else {
-            crossing[usize::from(a == "swR")] = true;
-        }
-    };
-    let mut first_open = Time::MAX;
-    for (i, w) in sc.workloads.iter().enumerate() {
-        match w {
-            WorkloadSpec::Incast(w) => {
-                for s in w.servers(&r.hosts) {
-                    tcp_flow(&s, &w.client);
-                    conns += 1;
-                }
-            }
-            WorkloadSpec::Bulk(b) => {
-                tcp_flow(&b.src, &b.dst);
-                conns += 1;
-            }
-            WorkloadSpec::Short(s) => {
-                tcp_flow(&s.src, &s.dst);
-                conns += s.count as u64;
-            }
-            // Counted apart from the others' senders and receivers: an
-            // NFS read's packets are estimated on their own (below).
-            WorkloadSpec::NfsRead(n) => conns += n.client_count(&r.hosts) as u64,
-            WorkloadSpec::Udp(_) => udp_flows += 1,
-        }
-        if !matches!(w, WorkloadSpec::Udp(_)) {
-            first_open = first_open.min(sc.workloads[i].start());
-        }
-    }
+    let costs = workload_costs(sc, r);
+    let conns: u64 = costs.iter().map(|c| c.connections).sum();
+    let udp_flows: u64 = costs.iter().map(|c| c.udp_flows).sum();
     est.flows = conns + udp_flows;
+    // How long the run lasts: its duration, or when the last TCP workload
+    // is done.
+    est.horizon = sc.duration.unwrap_or_else(|| {
+        costs
+            .iter()
+            .filter_map(|c| c.end)
+            .fold(Time::ZERO, Time::max)
+    });
+    let shared_cap = packets(sc, r, &costs, &mut est);
+    let tcp_packets = est.packets();
+    port_work(sc, &est.horizon.clone(), tcp_packets, &mut est);
+    rebalance(sc, conns, udp_flows, &mut est);
+    series(sc, conns, tcp_packets, &mut est);
+    let held = memory(sc, r, conns, udp_flows, &mut est);
+    hops_and_events(sc, &costs, shared_cap, tcp_packets, held, &mut est);
+    est
+}
 
-    // How long the run lasts. Without a duration, an estimate of when
-    // the last workload is done: its last opening, then the round trips
-    // its transfers need (the handshake, and per transfer the request,
-    // slow start from the initial window and one per receive window of
-    // data, each delayed by the send jitter), all its bytes at the
-    // slowest link's rate, its timeouts (one initial RTO for a lost SYN,
-    // one minimum RTO per incast round) and an incast's response jitter
-    // in every round. An estimate, not a bound:
-    // a run that times out more lasts longer. A shaper slower than
-    // every link is the slowest part.
+/// Each workload's own estimate, in workload order.
+fn workload_costs(sc: &Scenario, r: &Resolved) -> Vec<WorkloadCost> {
+    let topo = &sc.topology;
+    // A shaper slower than every link is the slowest part.
     let slowest = topo
         .slowest_rate()
         .min(sc.slowest_shaper().unwrap_or(topo.slowest_rate()))
         .get();
-    let mut horizon = Time::ZERO;
-    for (i, w) in sc.workloads.iter().enumerate() {
-        let Some(&tcp) = r.workload_tcp(i) else {
-            continue;
-        };
-        let wire = |payload: u64| -> u64 {
-            payload.saturating_add(segments(payload, tcp.mss).saturating_mul(HEADERS))
-        };
-        // An incast server answers after up to its response jitter.
-        let think = match w {
-            WorkloadSpec::Incast(w) => w.response_jitter.unwrap_or(Time::ZERO),
-            _ => Time::ZERO,
-        };
-        let (src, dst, per_flow, bytes, rounds) = match w {
-            WorkloadSpec::Incast(w) => {
-                let servers = w.servers(&r.hosts);
-                let n = servers.len().max(1) as u64;
-                let round = w.round_bytes(n);
-                let first = servers.first().cloned().unwrap_or_default();
-                (
-                    first,
-                    w.client.clone(),
-                    round.div_ceil(n),
-                    round,
-                    w.rounds() as u64,
-                )
-            }
-            WorkloadSpec::Bulk(b) => {
-                let size = b.size.map_or(0, |s| s.get());
-                (b.src.clone(), b.dst.clone(), size, size, 1)
-            }
-            WorkloadSpec::Short(s) => {
-                let size = s.flow_bytes(tcp.mss);
-                let all = size.saturating_mul(s.count as u64);
-                (s.src.clone(), s.dst.clone(), size, all, 1)
-            }
-            WorkloadSpec::NfsRead(n) => {
-                let clients = n.clients(&r.hosts);
-                let each = n.reply_bytes();
-                let all = each.saturating_mul(clients.len() as u64);
-                let first = clients.first().cloned().unwrap_or_default();
-                (n.server.clone(), first, each, all, 1)
-            }
-            WorkloadSpec::Udp(_) => continue,
-        };
-        let packet = Bytes(tcp.mss as u64 + HEADERS);
-        let rtt = topo
-            .one_way(&r.host_index, &src, &dst, packet)
-            .saturating_add(topo.one_way(&r.host_index, &dst, &src, Bytes(HEADERS)))
-            .saturating_add(sc.host.send_jitter.times(2));
-        let first_window = tcp.initial_window as u64 * tcp.mss as u64;
-        let mut slow_start = 0u64;
-        while slow_start < 64 && first_window.saturating_mul(1 << slow_start) < per_flow {
-            slow_start += 1;
-        }
-        let per_transfer = 1 + slow_start + per_flow / tcp.receive_window.get().max(1);
-        // An incast's warm-up: one exchange per server, one at a time.
-        let setup = match w {
-            WorkloadSpec::Incast(w) if w.warmup == Some(true) => {
-                2 * w.servers(&r.hosts).len() as u64
-            }
-            _ => 0,
-        };
-        // An NFS read: at most `outstanding` replies per round trip.
-        let windows = match w {
-            WorkloadSpec::NfsRead(n) => n.requests().div_ceil(n.outstanding().max(1) as u64),
-            _ => 0,
-        };
-        let rtts = 1u64
-            .saturating_add(rounds.saturating_mul(per_transfer))
-            .saturating_add(setup)
-            .saturating_add(windows);
-        // An NFS server's disk, when slower than the network, sets the
-        // pace: every client's file at its rate.
-        let transfer = Time(mul_div(
-            wire(bytes).saturating_mul(rounds),
-            8 * PS_PER_SEC,
-            slowest,
-        ));
-        let transfer = match w {
-            WorkloadSpec::NfsRead(NfsReadSpec {
-                disk_rate: Some(d), ..
-            }) => {
-                let files = n_files(w, &r.hosts);
-                transfer.max(Time(mul_div(files, 8 * PS_PER_SEC, d.get())))
-            }
-            _ => transfer,
-        };
-        let end = w
-            .last_open()
-            .unwrap_or(Time::MAX)
-            .saturating_add(rtt.times(rtts))
-            .saturating_add(transfer)
-            .saturating_add(tcp.initial_rto)
-            .saturating_add(tcp.min_rto.max(tcp.granularity).times(rounds))
-            .saturating_add(think.times(rounds));
-        horizon = horizon.max(end);
-    }
-    est.horizon = match sc.duration {
-        Some(d) => d,
-        None => horizon,
-    };
+    sc.workloads
+        .iter()
+        .enumerate()
+        .map(|(i, w)| {
+            w.estimate(&EstimateCtx {
+                path: format!("workload[{i}]"),
+                hosts: &r.hosts,
+                index: &r.host_index,
+                topology: topo,
+                climb: sc.routing.paths == PathsName::EqualLength,
+                tcp: r.workload_tcp(i),
+                duration: sc.duration,
+                send_jitter: sc.host.send_jitter,
+                slowest,
+                access: topo.access_rate().get(),
+            })
+        })
+        .collect()
+}
 
-    // Packets. Sized TCP workloads: their segments (incast: every
-    // round's replies and requests). With a duration, TCP altogether
-    // sends no faster than the links its flows must cross allow: the
-    // least of the senders' uplinks, the receivers' downlinks, and (on
-    // a dumbbell) the bottleneck directions crossed plus the uplinks of
-    // flows that stay on one side. UDP: its rate over the time it runs.
-    let mut tcp_terms = Vec::new();
-    for (i, w) in sc.workloads.iter().enumerate() {
-        let path = format!("workload[{i}]");
-        let mss = r.workload_tcp(i).map_or(1460, |t| t.mss);
-        match w {
-            WorkloadSpec::Incast(w) => {
-                let n = w.servers(&r.hosts).len() as u64;
-                let per_round = segments(w.round_bytes(n), mss)
-                    .saturating_add(n)
-                    .saturating_add(n.saturating_mul(segments(w.request().get(), mss)));
-                // The warm-up: a request and an answer per server.
-                let setup = if w.warmup == Some(true) { 2 * n } else { 0 };
-                tcp_terms.push(Term {
-                    value: per_round.saturating_mul(w.rounds() as u64).saturating_add(setup),
-                    path,
-                    how: format!(
-                        "{} rounds x {n} servers x their replies (sru or block) in {mss}-byte segments",
-                        w.rounds()
-                    ),
-                });
-            }
-            WorkloadSpec::Bulk(b) => match b.size {
-                Some(s) => tcp_terms.push(Term {
-                    value: segments(s.get(), mss),
-                    path: format!("{path}.size"),
-                    how: format!("\"{s}\" in {mss}-byte segments"),
-                }),
-                None => tcp_terms.push(Term {
-                    value: u64::MAX,
-                    path: "duration".into(),
-                    how: "a bulk flow without a size sends until the run ends".into(),
-                }),
-            },
-            WorkloadSpec::Short(s) => tcp_terms.push(Term {
-                value: segments(s.flow_bytes(mss), mss).saturating_mul(s.count as u64),
-                path,
-                how: format!(
-                    "{} flows x {} bytes each in {mss}-byte segments",
-                    s.count,
-                    s.flow_bytes(mss)
-                ),
-            }),
-            WorkloadSpec::Udp(_) | WorkloadSpec::NfsRead(_) => {}
-        }
-    }
-    // NFS reads: per reply, its segments and its request's; with a
-    // duration, no more replies than the server's link carries in that
-    // time (its clients share it). Apart from the cap below, which
-    // counts full segments: READs smaller than a segment are packets
-    // of their own.
-    let mut nfs_terms = Vec::new();
-    for (i, w) in sc.workloads.iter().enumerate() {
-        let WorkloadSpec::NfsRead(n) = w else {
-            continue;
-        };
-        let mss = r.workload_tcp(i).map_or(1460, |t| t.mss);
-        let clients = n.client_count(&r.hosts) as u64;
-        let reply = n.io_size().get().saturating_add(n.reply_header().get());
-        let reply_segments = segments(reply, mss);
-        let per_reply = reply_segments.saturating_add(segments(n.request().get(), mss));
-        let replies = n.requests().saturating_mul(clients);
-        let mut term = Term {
-            value: replies.saturating_mul(per_reply),
-            path: format!("workload[{i}].file_size"),
-            how: format!(
-                "{clients} clients x {} READs x {per_reply} segments (reply and request)",
-                n.requests()
-            ),
-        };
-        if let Some(d) = sc.duration {
-            let time = d.saturating_sub(w.start().min(d));
-            let wire = reply.saturating_add(reply_segments.saturating_mul(HEADERS));
-            let fit = mul_div(access, time.0, (8 * PS_PER_SEC).saturating_mul(wire.max(1)))
-                .saturating_add(1);
-            if fit < replies {
-                term = Term {
-                    value: fit.saturating_mul(per_reply),
-                    path: "duration".into(),
-                    how: format!(
-                        "\"{time}\" of READ replies of {reply} bytes at {} bits/s (the server's link), {per_reply} segments each",
-                        approx(access)
-                    ),
-                };
-            }
-        }
-        nfs_terms.push(term);
-    }
+/// The packets terms: TCP workloads' own (with a duration, capped
+/// altogether by the links their flows cross: the senders' uplinks, the
+/// receivers' downlinks, the topology's core), NFS reads', every
+/// connection's opening, UDP's. Returns the cap when it applied.
+fn packets(sc: &Scenario, r: &Resolved, costs: &[WorkloadCost], est: &mut Estimate) -> Option<u64> {
+    let of_pace = |p: Pace| -> Vec<Term> {
+        costs
+            .iter()
+            .filter(|c| c.pace == p)
+            .filter_map(|c| c.packets.clone())
+            .collect()
+    };
+    let mut shared = of_pace(Pace::Shared);
+    let mut cap_applied = None;
     if let Some(d) = sc.duration {
+        let access = sc.topology.access_rate().get();
+        let pairs: Vec<(String, String)> = costs
+            .iter()
+            .filter(|c| c.pace == Pace::Shared)
+            .flat_map(|c| c.pairs.iter().cloned())
+            .collect();
+        let senders: std::collections::BTreeSet<&str> =
+            pairs.iter().map(|p| p.0.as_str()).collect();
+        let receivers: std::collections::BTreeSet<&str> =
+            pairs.iter().map(|p| p.1.as_str()).collect();
         let mut cover = (senders.len() as u64).saturating_mul(access);
         cover = cover.min((receivers.len() as u64).saturating_mul(access));
-        if let crate::spec::TopologySpec::Dumbbell(t) = topo {
-            let crossed = crossing.iter().filter(|c| **c).count() as u64;
-            cover = cover.min(
-                crossed
-                    .saturating_mul(t.bottleneck_rate.get())
-                    .saturating_add((same_side_senders.len() as u64).saturating_mul(access)),
-            );
+        if let Some(core) = sc.topology.core_capacity(&r.host_index, &pairs, access) {
+            cover = cover.min(core);
         }
         let smallest_mss = (0..sc.workloads.len())
             .filter_map(|i| r.workload_tcp(i))
             .map(|t| t.mss)
             .min()
             .unwrap_or(1460) as u64;
+        let first_open = sc
+            .workloads
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| r.workload_tcp(*i).is_some())
+            .map(|(_, w)| w.start())
+            .fold(Time::MAX, Time::min);
         let time = d.saturating_sub(first_open.min(d));
         let cap = mul_div(cover, time.0, 8 * PS_PER_SEC * (smallest_mss + HEADERS));
-        if total(&tcp_terms) > cap {
-            tcp_terms = vec![Term {
+        if total(&shared) > cap {
+            shared = vec![Term {
                 value: cap,
                 path: "duration".into(),
                 how: format!(
@@ -306,12 +139,14 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
                     smallest_mss + HEADERS
                 ),
             }];
+            cap_applied = Some(cap);
         }
     }
-    est.packets.extend(tcp_terms);
-    est.packets.extend(nfs_terms);
-    // Every connection opens and acknowledges its opening (SYN,
-    // SYN-ACK, ACK, and the request or first ACK), whatever the time.
+    est.packets.extend(shared);
+    est.packets.extend(of_pace(Pace::Own));
+    // Every connection opens and acknowledges its opening (SYN, SYN-ACK,
+    // ACK, and the request or first ACK), whatever the time.
+    let conns: u64 = costs.iter().map(|c| c.connections).sum();
     if conns > 0 {
         est.packets.push(Term {
             value: conns.saturating_mul(SETUP_PACKETS),
@@ -319,69 +154,49 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
             how: format!("{SETUP_PACKETS} packets to open each of {conns} connections"),
         });
     }
-    for (i, w) in sc.workloads.iter().enumerate() {
-        if let WorkloadSpec::Udp(u) = w {
-            let size = u
-                .packet_size
-                .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET);
-            let time = est.horizon.saturating_sub(w.start());
-            est.packets.push(Term {
-                value: mul_div(u.rate.get(), time.0, 8 * PS_PER_SEC * size.get().max(1)),
-                path: format!("workload[{i}].rate"),
-                how: format!("{} for \"{time}\" in {size} datagrams", u.rate),
-            });
-        }
-    }
-    let tcp_packets = total(&est.packets);
+    est.packets.extend(of_pace(Pace::Datagrams));
+    cap_applied
+}
 
-    // Work that grows with time, not packets, counted as packets: an HCF
-    // port with a fixed period renews its credits once per period, and
-    // an SFQ port moves its queued packets at each perturbation (at
-    // most once per arrival).
-    let q = &sc.queue;
-    let running = |d: Discipline| -> u64 {
-        let default = if q.discipline == d { switch_ports } else { 0 };
-        let overridden = sc.ports.iter().filter(|p| p.discipline == Some(d)).count() as u64;
-        default.saturating_add(overridden)
+/// Switch ports that run `d`: every port under `[queue]`'s discipline,
+/// and the `[[port]]`s that choose it.
+fn running(sc: &Scenario, d: Discipline) -> u64 {
+    let switch_ports = sc.topology.switch_ports(sc.topology.host_count());
+    let default = if sc.queue.discipline == d {
+        switch_ports
+    } else {
+        0
     };
-    if let crate::spec::HcfPeriod::Fixed(p) = q.hcf.period {
-        let ports = running(Discipline::Hcf);
-        if ports > 0 {
-            let periods = (est.horizon.0 / p.0.max(1)).saturating_add(1);
-            est.packets.push(Term {
-                value: periods.saturating_mul(ports),
-                path: "queue.hcf.period".into(),
-                how: format!(
-                    "{} fixed periods of \"{p}\" over \"{}\" at {ports} HCF ports",
-                    approx(periods),
-                    est.horizon
-                ),
-            });
-        }
-    }
-    if q.sfq.perturb > Time::ZERO {
-        let ports = running(Discipline::Sfq);
-        if ports > 0 {
-            let rehashes = (est.horizon.0 / q.sfq.perturb.0.max(1))
-                .saturating_add(1)
-                .min(tcp_packets);
-            let queued = limits_max_packets(sc, Bytes(HEADERS)).min(tcp_packets);
-            est.packets.push(Term {
-                value: rehashes.saturating_mul(queued).saturating_mul(ports),
-                path: "queue.sfq.perturb".into(),
-                how: format!(
-                    "{} perturbations of \"{}\" moving up to {} queued packets at {ports} SFQ ports",
-                    approx(rehashes),
-                    q.sfq.perturb,
-                    approx(queued)
-                ),
-            });
-        }
-    }
+    let overridden = sc.ports.iter().filter(|p| p.discipline == Some(d)).count() as u64;
+    default.saturating_add(overridden)
+}
 
-    // Explicit load balancing visits every socket at each rebalance.
+/// Work that grows with time, not packets, counted as packets: each
+/// discipline's own (an HCF port's fixed periods, an SFQ port's
+/// perturbations).
+fn port_work(sc: &Scenario, horizon: &Time, tcp_packets: u64, est: &mut Estimate) {
+    let queued = limits_max_packets(sc, Bytes(HEADERS));
+    for &d in Discipline::ALL {
+        let ports = running(sc, d);
+        if ports == 0 {
+            continue;
+        }
+        let cx = PortCtx {
+            ports,
+            horizon: *horizon,
+            packets: tcp_packets,
+            queued,
+        };
+        if let Some(t) = sc.queue.port_cost(d).periodic_work(&cx) {
+            est.packets.push(t);
+        }
+    }
+}
+
+/// Explicit load balancing visits every socket at each rebalance.
+fn rebalance(sc: &Scenario, conns: u64, udp_flows: u64, est: &mut Estimate) {
     let stack = sc.host.stack();
-    if stack.txq_select == crate::spec::TxqSelect::LeastLoaded && stack.rebalance > Time::ZERO {
+    if stack.txq_select == TxqSelect::LeastLoaded && stack.rebalance > Time::ZERO {
         let periods = (est.horizon.0 / stack.rebalance.0.max(1)).saturating_add(1);
         let sockets = conns.saturating_mul(2).saturating_add(udp_flows).max(1);
         est.packets.push(Term {
@@ -395,10 +210,129 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
             ),
         });
     }
+}
 
-    // Series rows: throughput bins of every TCP connection over the
-    // run, queue samples of every switch port, and (with trace) about
-    // two trace rows per data packet of a traced flow.
+/// Packet-hops: each workload's packets (and as many ACKs, for TCP) over
+/// its longest route; under the links' cap, the cap over the longest
+/// route of the capped workloads, and the packets queued beyond it (at
+/// most `held`, what queues and wires hold). Events: two per packet-hop, two per
+/// packet, one per sample and bin, and the work counted as packets above.
+fn hops_and_events(
+    sc: &Scenario,
+    costs: &[WorkloadCost],
+    shared_cap: Option<u64>,
+    tcp_packets: u64,
+    held: u64,
+    est: &mut Estimate,
+) {
+    let both_ways = |c: &WorkloadCost| if c.pace == Pace::Datagrams { 1 } else { 2 };
+    let mut terms: Vec<Term> = Vec::new();
+    for c in costs {
+        if shared_cap.is_some() && c.pace == Pace::Shared {
+            continue;
+        }
+        let Some(p) = &c.packets else { continue };
+        let per_packet = c.hops.saturating_mul(both_ways(c));
+        terms.push(Term {
+            value: p.value.saturating_mul(per_packet),
+            path: p.path.clone(),
+            how: format!(
+                "{} packets x {per_packet} hops ({})",
+                approx(p.value),
+                p.how
+            ),
+        });
+    }
+    if let Some(cap) = shared_cap {
+        // Under the cap, the packets the senders put in queues and on
+        // wires beyond it when the run ends (or drop and send again), at
+        // most what those hold, count too.
+        let beyond = held.min(cap);
+        let hops = costs
+            .iter()
+            .filter(|c| c.pace == Pace::Shared)
+            .map(|c| c.hops)
+            .max()
+            .unwrap_or(0);
+        terms.insert(
+            0,
+            Term {
+                value: cap.saturating_mul(2 * hops).saturating_add(beyond.saturating_mul(hops)),
+                path: "duration".into(),
+                how: format!(
+                    "{} TCP packets (the links' capacity over the run) x {} hops, and {} queued beyond it",
+                    approx(cap),
+                    2 * hops,
+                    approx(beyond)
+                ),
+            },
+        );
+    }
+    let conns: u64 = costs.iter().map(|c| c.connections).sum();
+    let longest = costs.iter().map(|c| c.hops).max().unwrap_or(0);
+    if conns > 0 {
+        terms.push(Term {
+            value: conns
+                .saturating_mul(2 * SETUP_PACKETS)
+                .saturating_mul(longest),
+            path: "workload".into(),
+            how: format!(
+                "{} packets to open and close each of {conns} connections x {longest} hops",
+                2 * SETUP_PACKETS
+            ),
+        });
+    }
+    let hops = total(&terms);
+    let path = largest_path(&terms, "workload");
+    est.packet_hops = terms;
+    est.events.push(Term {
+        value: hops.saturating_mul(EVENTS_PER_HOP),
+        path,
+        how: format!(
+            "{EVENTS_PER_HOP} per packet-hop x {} packet-hops",
+            approx(hops)
+        ),
+    });
+    let work = est.packets().saturating_sub(tcp_packets);
+    let all = tcp_packets.saturating_mul(2).saturating_add(work);
+    est.events.push(Term {
+        value: all.saturating_mul(EVENTS_PER_PACKET),
+        path: largest_path(&est.packets, "workload"),
+        how: format!(
+            "{EVENTS_PER_PACKET} per packet x {} packets, ACKs and periodic work",
+            approx(all)
+        ),
+    });
+    let m = &sc.metrics;
+    let horizon = est.horizon;
+    for (period, field) in [
+        (m.queue_sample, "metrics.queue_sample"),
+        (m.throughput_bin, "metrics.throughput_bin"),
+    ] {
+        if let Some(p) = period {
+            let n = (horizon.0 / p.0.max(1)).saturating_add(1);
+            est.events.push(Term {
+                value: n,
+                path: field.into(),
+                how: format!("{} samples every \"{p}\" over \"{horizon}\"", approx(n)),
+            });
+        }
+    }
+}
+
+/// The field of the largest of `terms`.
+fn largest_path(terms: &[Term], otherwise: &str) -> String {
+    terms
+        .iter()
+        .max_by_key(|t| t.value)
+        .map_or(otherwise.into(), |t| t.path.clone())
+}
+
+/// Series rows: throughput bins of every TCP connection over the run,
+/// queue samples of every switch port, and (with trace) about two trace
+/// rows per data packet of a traced flow.
+fn series(sc: &Scenario, conns: u64, tcp_packets: u64, est: &mut Estimate) {
+    let switch_ports = sc.topology.switch_ports(sc.topology.host_count());
     let m = &sc.metrics;
     if let Some(bin) = m.throughput_bin {
         let bins = (est.horizon.0 / bin.0.max(1)).saturating_add(1);
@@ -448,8 +382,17 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
             how: format!("a row per arrival at {port}, at most {}", approx(cap)),
         });
     }
+}
 
-    // Memory.
+/// Memory: series rows, routing tables, the graph, NIC queues, shapers,
+/// reordering stamps, connections, the disciplines' state per port, and
+/// the packets queues and wires hold.
+fn memory(sc: &Scenario, r: &Resolved, conns: u64, udp_flows: u64, est: &mut Estimate) -> u64 {
+    let topo = &sc.topology;
+    let hosts = r.hosts.len() as u64;
+    let switches = topo.sizes().1;
+    let switch_ports = topo.switch_ports(hosts);
+    let stack = sc.host.stack();
     let rows = est.series_rows();
     est.memory.push(Term {
         value: ROW_BYTES.saturating_mul(rows),
@@ -483,7 +426,6 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
             how: format!("{nodes} nodes and {} links", g.links.len()),
         });
     }
-    let stack = sc.host.stack();
     if sc.host.nic_queues > 1 || !stack.is_plain() {
         let queues = hosts.saturating_mul(sc.host.nic_queues as u64);
         est.memory.push(Term {
@@ -528,16 +470,11 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
         path: "workload".into(),
         how: format!("{conns} TCP connections"),
     });
-    let mut discs = vec![q.discipline];
+    let mut discs = vec![sc.queue.discipline];
     discs.extend(sc.ports.iter().filter_map(|p| p.discipline));
     let per_port = discs
         .iter()
-        .map(|d| match d {
-            Discipline::Sfq => (q.sfq.buckets as u64 * BUCKET_BYTES, "queue.sfq.buckets"),
-            Discipline::Drr => (q.drr.buckets as u64 * BUCKET_BYTES, "queue.drr.buckets"),
-            Discipline::Hcf => (q.hcf.bins as u64 * BIN_BYTES, "queue.hcf.bins"),
-            _ => (0, "queue"),
-        })
+        .map(|&d| sc.queue.port_cost(d).port_bytes())
         .max()
         .unwrap_or((0, "queue"));
     est.memory.push(Term {
@@ -548,32 +485,40 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
             per_port.0
         ),
     });
-    // Packets held. Queues grow on demand (none reserves its limit when
-    // built), so queues and wires hold no more than they can and no more
-    // than the workloads send (data, and as many ACKs).
+    memory_held(sc, hosts, switch_ports, est)
+}
+
+/// Packets held. Queues grow on demand (none reserves its limit when
+/// built), so queues and wires hold no more than they can and no more
+/// than the workloads send (data, and as many ACKs).
+/// Returns how many.
+fn memory_held(sc: &Scenario, hosts: u64, switch_ports: u64, est: &mut Estimate) -> u64 {
+    let topo = &sc.topology;
+    let stack = sc.host.stack();
+    let access = topo.access_rate().get();
     let smallest = Bytes(HEADERS);
     // Every transmit queue of a NIC holds its qdisc's limit and its
     // ring; under a root qdisc the NIC holds the root's limit once (fq's
     // own, sfq's nic_queue) and every ring.
     let rings = (stack.ring as u64).saturating_mul(sc.host.nic_queues as u64);
     let nic = match stack.root {
-        crate::spec::NicRoot::Mq => sc
+        NicRoot::Mq => sc
             .host
             .nic_queue
             .max_packets(smallest)
             .saturating_add(stack.ring as u64)
             .saturating_mul(sc.host.nic_queues as u64),
-        crate::spec::NicRoot::Sfq => sc
+        NicRoot::Sfq => sc
             .host
             .nic_queue
             .max_packets(smallest)
             .saturating_add(rings),
-        crate::spec::NicRoot::Fq => {
+        NicRoot::Fq => {
             let limit = sc.host.fq.clone().unwrap_or_default().limit;
             (limit as u64).saturating_add(rings)
         }
     };
-    let limits: Vec<BufferLimit> = std::iter::once(q.limit)
+    let limits: Vec<BufferLimit> = std::iter::once(sc.queue.limit)
         .chain(sc.ports.iter().filter_map(|p| p.limit))
         .chain(sc.topology.buffers().into_iter().map(|b| b.1))
         .collect();
@@ -586,19 +531,7 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
         .saturating_mul(nic)
         .saturating_add(switch_ports.saturating_mul(port));
     // Each link both ways: its rate times its delay, in header-sized packets.
-    let wire = |rate: crate::units::BitsPerSec, delay: Time, links: u64| {
-        mul_div(rate.get(), delay.0, 8 * PS_PER_SEC * HEADERS).saturating_mul(2 * links)
-    };
-    room = room.saturating_add(match topo {
-        crate::spec::TopologySpec::Star(t) => wire(t.rate, t.delay, hosts),
-        crate::spec::TopologySpec::Dumbbell(t) => wire(t.rate, t.delay, hosts)
-            .saturating_add(wire(t.bottleneck_rate, t.bottleneck_delay, 1)),
-        _ => topo.graph().map_or(0, |g| {
-            g.links
-                .iter()
-                .fold(0u64, |a, l| a.saturating_add(wire(l.rate, l.delay, 1)))
-        }),
-    });
+    room = room.saturating_add(topo.in_flight(hosts, None, HEADERS));
     // Send jitter holds each packet at its host for up to the jitter:
     // as many as the hosts' links can emit in that time.
     let jitter = sc.host.send_jitter;
@@ -614,17 +547,7 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
     // counted like an extra stretch of wire of that delay on every link.
     let fwd = sc.switch.forwarding_jitter;
     if fwd > Time::ZERO {
-        room = room.saturating_add(match topo {
-            crate::spec::TopologySpec::Star(t) => wire(t.rate, fwd, hosts),
-            crate::spec::TopologySpec::Dumbbell(t) => {
-                wire(t.rate, fwd, hosts).saturating_add(wire(t.bottleneck_rate, fwd, 1))
-            }
-            _ => topo.graph().map_or(0, |g| {
-                g.links
-                    .iter()
-                    .fold(0u64, |a, l| a.saturating_add(wire(l.rate, fwd, 1)))
-            }),
-        });
+        room = room.saturating_add(topo.in_flight(hosts, Some(fwd), HEADERS));
     }
     let held = room.min(est.packets().saturating_mul(2));
     est.memory.push(Term {
@@ -639,18 +562,7 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
             approx(held)
         ),
     });
-    est
-}
-
-/// File bytes an NFS read workload reads altogether (0 for another kind).
-fn n_files(w: &WorkloadSpec, hosts: &[String]) -> u64 {
-    match w {
-        WorkloadSpec::NfsRead(n) => n
-            .file_size
-            .get()
-            .saturating_mul(n.client_count(hosts) as u64),
-        _ => 0,
-    }
+    held
 }
 
 /// The most packets any switch queue of `sc` holds.

@@ -279,6 +279,21 @@ impl Graph {
         Some(ends.saturating_add(self.between(sa, sb)?.time(size)))
     }
 
+    /// Links from host `a` to host `b` along a shortest path (`None`: no
+    /// path); with `climb`, at least up to the top tier and down.
+    pub fn hops(&self, a: &str, b: &str, climb: bool) -> Option<u64> {
+        let (&x, &y) = (self.index.get(a)?, self.index.get(b)?);
+        let (sa, sb) = (self.switch_of(x)?, self.switch_of(y)?);
+        let between = if sa == sb {
+            0
+        } else {
+            self.between(sa, sb)?.hops as u64
+        };
+        let top = self.tiers.iter().copied().max().unwrap_or(0) as u64;
+        let up_and_down = if climb { 2 * top.saturating_sub(1) } else { 0 };
+        Some(2 + between.max(up_and_down))
+    }
+
     /// Checks the graph: every host on exactly one link, to a switch; no
     /// link from a node to itself or twice between two nodes; every node
     /// reachable from every other. `field` names the links in errors.

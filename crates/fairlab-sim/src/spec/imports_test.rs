@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 const FILES: &[(&str, &str)] = &[
     ("spec", include_str!("mod.rs")),
     ("spec::check", include_str!("check.rs")),
+    ("spec::cost", include_str!("cost.rs")),
     ("spec::error", include_str!("error.rs")),
     ("spec::estimate", include_str!("estimate.rs")),
     ("spec::graph", include_str!("graph.rs")),

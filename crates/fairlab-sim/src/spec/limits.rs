@@ -9,6 +9,15 @@
 //! test and study (the largest, the HCF study's 400 flows for 180 s, is
 //! estimated at 1.6 million packets, 7,600 series rows and 140 MB), and a
 //! user who means a bigger run raises it in `[limits]`.
+//!
+//! Packets alone do not bound the work: every packet is handled at every
+//! hop of its route, so the estimates also count packet-hops (packets x
+//! the links they cross, from the topology's route lengths), events (about
+//! two per packet-hop, plus the timers and samples of the run) and the
+//! work of computing routes (switches x (switches + destinations)), each
+//! against its own limit. The terms come from the parts that cause them:
+//! each workload kind and each discipline estimates itself
+//! ([`super::cost::Estimated`]), `spec/estimate.rs` adds them up.
 
 use super::error::ScenarioError;
 use crate::units::{Bytes, Time};
@@ -62,7 +71,28 @@ fn default_max_memory() -> Bytes {
     Bytes(4 << 30)
 }
 fn default_max_hosts() -> u64 {
-    super::topology::MAX_HOSTS
+    // Building and reporting a network costs about 12 us and 2 KB per host
+    // (a star of 999,999 hosts: 12 s and 2 GB before its first packet);
+    // 100 times the largest shipped topology (a k = 16 fat tree's 1,024),
+    // 4 times the k = 48 fat tree of tests/topologies.rs. `[limits]`
+    // raises it up to MAX_HOSTS.
+    100_000
+}
+fn default_max_packet_hops() -> u64 {
+    // 14 to 40 s at the measured 2.6 to 7.4 million packet-hops a second
+    // (BENCHMARKS.md, fat trees k = 8 and 16); 10 times the HCF study's
+    // estimate (1.6 million packets over 3 hops, and their ACKs).
+    100_000_000
+}
+fn default_max_events() -> u64 {
+    // About 40 s at the measured 6 million events a second (a k = 4 fat
+    // tree for 1 s: 152 million events in 25 s).
+    250_000_000
+}
+fn default_max_route_work() -> u64 {
+    // About 10 s of route computation; twice the k = 48 fat tree's
+    // 5.3e8 (tests/topologies.rs builds it in about 5 s).
+    1_000_000_000
 }
 fn default_max_flows() -> u64 {
     // Each flow keeps a connection (about 4 KB) and a stamp at every switch
@@ -84,6 +114,14 @@ pub struct LimitsSpec {
     pub max_hosts: u64,
     /// TCP connections and UDP flows.
     pub max_flows: u64,
+    /// Packets times the links each crosses, data and ACKs.
+    pub max_packet_hops: u64,
+    /// Events the simulator handles: about two per packet-hop, with the
+    /// timers and samples of the run.
+    pub max_events: u64,
+    /// Steps of working out the routes: hop counts between switches, the
+    /// ports examined per destination, the table entries written.
+    pub max_route_work: u64,
 }
 
 impl Default for LimitsSpec {
@@ -94,6 +132,9 @@ impl Default for LimitsSpec {
             max_memory: default_max_memory(),
             max_hosts: default_max_hosts(),
             max_flows: default_max_flows(),
+            max_packet_hops: default_max_packet_hops(),
+            max_events: default_max_events(),
+            max_route_work: default_max_route_work(),
         }
     }
 }
@@ -118,6 +159,10 @@ pub struct Term {
 pub struct Estimate {
     /// Data packets the workloads send (retransmissions not counted).
     pub packets: Vec<Term>,
+    /// Packets (data and ACKs) times the links they cross.
+    pub packet_hops: Vec<Term>,
+    /// Events: per packet-hop, per packet, per timer and sample.
+    pub events: Vec<Term>,
     pub series_rows: Vec<Term>,
     pub memory: Vec<Term>,
     pub flows: u64,
@@ -153,6 +198,12 @@ pub(super) fn approx(n: u64) -> String {
 impl Estimate {
     pub fn packets(&self) -> u64 {
         total(&self.packets)
+    }
+    pub fn packet_hops(&self) -> u64 {
+        total(&self.packet_hops)
+    }
+    pub fn events(&self) -> u64 {
+        total(&self.events)
     }
     pub fn series_rows(&self) -> u64 {
         total(&self.series_rows)
@@ -227,6 +278,30 @@ impl LimitsSpec {
                     self.max_memory
                 ),
             ));
+        }
+        for (terms, limit, what, field) in [
+            (
+                &est.packet_hops,
+                self.max_packet_hops,
+                "packet-hops (packets x the links each crosses)",
+                "max_packet_hops",
+            ),
+            (&est.events, self.max_events, "events", "max_events"),
+        ] {
+            let n = total(terms);
+            if n > limit {
+                let t = largest(terms).expect("some term");
+                return Err(ScenarioError::new(
+                    &t.path,
+                    format!(
+                        "the run would handle about {} {what} ({}: {}); expected at most {} (shorten the run, or raise [limits] {field})",
+                        approx(n),
+                        approx(t.value),
+                        t.how,
+                        approx(limit)
+                    ),
+                ));
+            }
         }
         Ok(())
     }

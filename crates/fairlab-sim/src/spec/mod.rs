@@ -14,6 +14,7 @@
 //! [`ScenarioError`] naming the field path, the value and what is allowed.
 
 pub mod check;
+pub mod cost;
 mod error;
 mod estimate;
 pub mod graph;
@@ -314,6 +315,8 @@ impl Scenario {
     }
 }
 
+#[cfg(test)]
+mod estimate_test;
 #[cfg(test)]
 mod imports_test;
 #[cfg(test)]

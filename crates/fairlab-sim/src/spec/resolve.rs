@@ -195,9 +195,11 @@ impl Scenario {
             }
             check_time("duration", d)?;
         }
-        let hosts = self
-            .topology
-            .validate(self.limits.max_hosts, self.limits.max_memory.get())?;
+        let hosts = self.topology.validate(
+            self.limits.max_hosts,
+            self.limits.max_memory.get(),
+            self.limits.max_route_work,
+        )?;
         let switches = self.topology.switch_names();
         let switch_set: std::collections::HashSet<&str> = switches.iter().copied().collect();
         let host_index = topology::index(&hosts);

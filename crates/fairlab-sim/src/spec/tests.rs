@@ -571,6 +571,10 @@ fn series_that_would_exhaust_memory_are_refused_up_front() {
     let e = rejected_at(&text, "metrics.queue_sample");
     assert!(e.message.contains("memory"), "rows are memory too: {e}");
     let text = text.replace("[limits]", "[limits]\nmax_memory = \"100000GiB\"");
+    // Every sample is an event too.
+    let e = rejected_at(&text, "metrics.queue_sample");
+    assert!(e.message.contains("max_events"), "{e}");
+    let text = text.replace("[limits]", "[limits]\nmax_events = 100000000000000");
     assert!(Scenario::from_toml_str(&text).is_ok());
 }
 
@@ -769,6 +773,9 @@ fn every_shipped_scenario_fits_the_default_limits_with_room() {
             assert!(est.packets() * 10 <= l.max_packets, "{p:?}: {est:?}");
             assert!(est.series_rows() * 5 <= l.max_series_rows, "{p:?}: {est:?}");
             assert!(est.memory() * 10 <= l.max_memory.get(), "{p:?}: {est:?}");
+            assert!(est.packet_hops() * 5 <= l.max_packet_hops, "{p:?}: {est:?}");
+            assert!(est.events() * 5 <= l.max_events, "{p:?}: {est:?}");
+            assert!(sc.topology.route_work() * 10 <= l.max_route_work, "{p:?}");
             n += 1;
         }
     }

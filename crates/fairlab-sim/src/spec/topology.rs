@@ -5,9 +5,10 @@
 use super::check::{check_rate, check_time};
 use super::error::ScenarioError;
 use super::graph::{self, Graph, GraphLink};
+use super::limits::{approx, mul_div};
 use super::tagged::{self, Value};
 use crate::packet::Addr;
-use crate::units::{BitsPerSec, Bytes, Time};
+use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
 use crate::vocab::BufferLimit;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -656,6 +657,73 @@ impl TopologySpec {
         }
     }
 
+    /// Packets of `size` bytes the links hold in flight, both ways: each
+    /// link's rate times its delay (or `delay` in its place: a forwarding
+    /// jitter is an extra stretch of wire on every link).
+    pub fn in_flight(&self, hosts: u64, delay: Option<Time>, size: u64) -> u64 {
+        let wire = |rate: BitsPerSec, d: Time, links: u64| {
+            let d = delay.unwrap_or(d);
+            mul_div(rate.get(), d.0, 8 * PS_PER_SEC * size).saturating_mul(2 * links)
+        };
+        match self {
+            TopologySpec::Star(t) => wire(t.rate, t.delay, hosts),
+            TopologySpec::Dumbbell(t) => wire(t.rate, t.delay, hosts).saturating_add(wire(
+                t.bottleneck_rate,
+                t.bottleneck_delay,
+                1,
+            )),
+            _ => self.graph().map_or(0, |g| {
+                g.links
+                    .iter()
+                    .fold(0u64, |a, l| a.saturating_add(wire(l.rate, l.delay, 1)))
+            }),
+        }
+    }
+
+    /// Links a packet from host `a` to host `b` crosses (on a graph along a
+    /// shortest path; with `climb`, up to the top tier and down): what a
+    /// packet costs the simulator, hop by hop.
+    pub fn hops(&self, index: &HostIndex, a: &str, b: &str, climb: bool) -> u64 {
+        match self {
+            TopologySpec::Star(_) => 2,
+            TopologySpec::Dumbbell(_) => {
+                2 + u64::from(self.switch_of(index, a) != self.switch_of(index, b))
+            }
+            _ => self.graph().and_then(|g| g.hops(a, b, climb)).unwrap_or(2),
+        }
+    }
+
+    /// The rate, bits/s, at which flows between `pairs` (sender, receiver)
+    /// can send at most altogether through the topology's core, where it
+    /// has one narrower than the hosts' links (a dumbbell's bottleneck,
+    /// each direction crossed, plus the senders that stay on one side);
+    /// `None` where the hosts' own links are the bound.
+    pub fn core_capacity(
+        &self,
+        index: &HostIndex,
+        pairs: &[(String, String)],
+        access: u64,
+    ) -> Option<u64> {
+        let TopologySpec::Dumbbell(t) = self else {
+            return None;
+        };
+        let mut crossed = std::collections::BTreeSet::new();
+        let mut same_side = std::collections::BTreeSet::new();
+        for (src, dst) in pairs {
+            let (a, b) = (self.switch_of(index, src), self.switch_of(index, dst));
+            if a == b {
+                same_side.insert(src.as_str());
+            } else {
+                crossed.insert(a);
+            }
+        }
+        Some(
+            (crossed.len() as u64)
+                .saturating_mul(t.bottleneck_rate.get())
+                .saturating_add((same_side.len() as u64).saturating_mul(access)),
+        )
+    }
+
     /// Which field makes the round trip between hosts `a` and `b` long: the
     /// one of `rate`, `delay`, `bottleneck_rate`, `bottleneck_delay` that
     /// contributes the most to it (packets of `size` one way, headers back).
@@ -817,10 +885,53 @@ impl TopologySpec {
         Ok(())
     }
 
+    /// Links between two switches, and the groups of hosts routes are
+    /// worked out for (the switches with hosts), from the counts alone.
+    fn switch_links_and_groups(&self) -> (u64, u64) {
+        let u = |x: u32| x as u64;
+        match self {
+            TopologySpec::Star(_) => (0, 1),
+            TopologySpec::Dumbbell(_) | TopologySpec::Outcast(_) => (1, 2),
+            TopologySpec::Explicit(t) => {
+                let switches: std::collections::HashSet<&str> =
+                    t.switches.iter().map(String::as_str).collect();
+                let between = t
+                    .links
+                    .iter()
+                    .filter(|l| switches.contains(l.a.as_str()) && switches.contains(l.b.as_str()))
+                    .count() as u64;
+                (between, t.switches.len() as u64)
+            }
+            TopologySpec::ParkingLot(t) => (u(t.switches).saturating_sub(1), u(t.switches)),
+            TopologySpec::FatTree(t) => (u(t.k).pow(3) / 2, u(t.k).pow(2) / 2),
+            TopologySpec::LeafSpine(t) => (u(t.leaves) * u(t.spines), u(t.leaves)),
+        }
+    }
+
+    /// Steps of working out the routes (net/routing.rs): a breadth-first
+    /// search per switch over the switches and their links, per switch
+    /// and group of hosts its ports toward the others, and a table entry
+    /// per (switch, host).
+    pub fn route_work(&self) -> u64 {
+        let (hosts, switches) = self.sizes();
+        let (links, groups) = self.switch_links_and_groups();
+        let ends = links.saturating_mul(2);
+        switches
+            .saturating_mul(switches.saturating_add(ends))
+            .saturating_add(ends.saturating_mul(groups))
+            .saturating_add(switches.saturating_mul(hosts))
+    }
+
     /// Checks what the types cannot: enough hosts, unique names, a network
     /// small enough to build (`max_memory` bounds a graph's routing state
-    /// before it is built). Returns the host names.
-    pub fn validate(&self, max_hosts: u64, max_memory: u64) -> Result<Vec<String>, ScenarioError> {
+    /// and `max_route_work` the work of computing it, before it is built).
+    /// Returns the host names.
+    pub fn validate(
+        &self,
+        max_hosts: u64,
+        max_memory: u64,
+        max_route_work: u64,
+    ) -> Result<Vec<String>, ScenarioError> {
         self.check_counts()?;
         let (count, switches) = self.sizes();
         if count > max_hosts {
@@ -844,6 +955,13 @@ impl TopologySpec {
             return Err(ScenarioError::new(
                 "topology",
                 format!("{count} hosts and {switches} switches need about {} MiB of routing state (4 bytes per switch x (hosts + switches)); expected at most the memory limit, {} MiB ([limits] max_memory raises it)", routing >> 20, max_memory >> 20),
+            ));
+        }
+        let work = self.route_work();
+        if work > max_route_work {
+            return Err(ScenarioError::new(
+                "topology",
+                format!("{count} hosts and {switches} switches: working out their routes would take about {} steps (switches x (switches + 2 x links between switches), 2 x those links x groups of hosts, switches x hosts); expected at most {} (a smaller network, or raise [limits] max_route_work)", approx(work), approx(max_route_work)),
             ));
         }
         let delays: Vec<(String, Time)> = match self {

@@ -3,7 +3,9 @@
 
 use crate::spec::check::check_number;
 use crate::spec::check::check_time;
+use crate::spec::cost::{PortCost, PortCtx};
 use crate::spec::error::ScenarioError;
+use crate::spec::limits::{approx, Term, BIN_BYTES};
 use crate::units::{Bytes, Time};
 use crate::vocab::BufferLimit;
 use serde::de::{self, Visitor};
@@ -174,5 +176,28 @@ impl HcfSpec {
                 format!("\"{limit}\" split by hcf.hp_share = {} leaves an HP or LP queue smaller than one packet; expected each to hold at least {packet}", self.hp_share),
             )),
         }
+    }
+}
+
+impl PortCost for HcfSpec {
+    /// A fixed period renews every port's credits once per period.
+    fn periodic_work(&self, cx: &PortCtx) -> Option<Term> {
+        let HcfPeriod::Fixed(p) = self.period else {
+            return None;
+        };
+        let periods = (cx.horizon.0 / p.0.max(1)).saturating_add(1);
+        Some(Term {
+            value: periods.saturating_mul(cx.ports),
+            path: "queue.hcf.period".into(),
+            how: format!(
+                "{} fixed periods of \"{p}\" over \"{}\" at {} HCF ports",
+                approx(periods),
+                cx.horizon,
+                cx.ports
+            ),
+        })
+    }
+    fn port_bytes(&self) -> (u64, &'static str) {
+        (self.bins as u64 * BIN_BYTES, "queue.hcf.bins")
     }
 }

@@ -18,6 +18,7 @@ pub use sfq::SfqSpec;
 pub use shaper::{HtbSpec, ShaperSpec, TbfSpec, MININET_HTB_BURST, TC_HTB_MTU, TC_HZ};
 
 use super::check::limit_fits;
+use super::cost::PortCost;
 use super::names::named_enum;
 use crate::spec::error::ScenarioError;
 use crate::units::Bytes;
@@ -115,6 +116,25 @@ impl QueueSpec {
         }
     }
 }
+
+impl QueueSpec {
+    /// The parameters of `disc`, as they estimate their cost.
+    pub fn port_cost(&self, disc: Discipline) -> &dyn PortCost {
+        match disc {
+            Discipline::Droptail => &NO_STATE,
+            Discipline::Hcf => &self.hcf,
+            Discipline::Red => &self.red,
+            Discipline::Sfq => &self.sfq,
+            Discipline::Drr => &self.drr,
+            Discipline::Priority => &self.priority,
+        }
+    }
+}
+
+/// Drop-tail: no state beyond its packets.
+struct NoState;
+const NO_STATE: NoState = NoState;
+impl PortCost for NoState {}
 
 impl Default for QueueSpec {
     fn default() -> Self {

@@ -3,6 +3,7 @@
 //! port's limit for that class.
 
 use crate::spec::check::check_number;
+use crate::spec::cost::PortCost;
 use crate::spec::error::ScenarioError;
 use crate::spec::names::named_enum;
 use crate::units::Bytes;
@@ -76,3 +77,5 @@ impl PrioritySpec {
         ))
     }
 }
+
+impl PortCost for PrioritySpec {}

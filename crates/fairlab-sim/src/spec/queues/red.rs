@@ -3,6 +3,7 @@
 //! max_th = 3 min_th; min_th = 5 packets.
 
 use crate::spec::check::check_number;
+use crate::spec::cost::PortCost;
 use crate::spec::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
@@ -66,3 +67,5 @@ impl RedSpec {
         Ok(())
     }
 }
+
+impl PortCost for RedSpec {}
