@@ -6,12 +6,13 @@
 use super::check::check_time;
 use super::check::limit_fits;
 use super::error::ScenarioError;
-use super::names::named_enum;
 use super::queues::{Discipline, ShaperSpec};
 use super::tcp::ProfileName;
 use crate::packet::Addr;
 use crate::units::{Bytes, Time};
+use crate::vocab::named_enum;
 use crate::vocab::BufferLimit;
+pub use crate::vocab::TxqSelect;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -173,26 +174,6 @@ named_enum! {
         /// Across rings in the order the driver posted the descriptors
         /// (one DMA engine following the doorbells; needs a ring).
         Posted = "posted",
-    }
-}
-
-named_enum! {
-    /// How a socket picks its transmit queue.
-    pub enum TxqSelect ("transmit queue selection") {
-        /// Every packet by its socket's hash (2.6.32's `dev_pick_tx`:
-        /// `skb_tx_hash`).
-        Hash = "hash",
-        /// Picked by hash and cached on the socket (`sk_tx_queue_set`,
-        /// 2.6.33), picked again only when none of its packets is in the
-        /// qdisc or ring (`skb->ooo_okay`, 2.6.38): 3.12's `__netdev_pick_tx`.
-        Cached = "cached",
-        /// As cached, and each retransmission timeout gives the socket a
-        /// new random hash (`sk_rethink_txhash`), so it may move.
-        Rethink = "rethink",
-        /// A new socket takes the queue with the fewest open sockets (those
-        /// whose flow has not ended; explicit load balancing, the remedy);
-        /// `rebalance` moves idle ones.
-        LeastLoaded = "least_loaded",
     }
 }
 

@@ -17,7 +17,6 @@ const FILES: &[(&str, &str)] = &[
     ("spec::hosts", include_str!("hosts.rs")),
     ("spec::limits", include_str!("limits.rs")),
     ("spec::metrics", include_str!("metrics.rs")),
-    ("spec::names", include_str!("names.rs")),
     ("spec::resolve", include_str!("resolve.rs")),
     ("spec::routing", include_str!("routing.rs")),
     ("spec::switches", include_str!("switches.rs")),

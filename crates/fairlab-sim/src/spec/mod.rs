@@ -22,7 +22,6 @@ pub mod hosts;
 pub mod limits;
 pub mod lower;
 pub mod metrics;
-pub(crate) mod names;
 pub mod queues;
 mod resolve;
 pub mod routing;
@@ -43,13 +42,13 @@ pub use limits::{Estimate, LimitsSpec};
 pub use lower::sim::build;
 pub use metrics::MetricsSpec;
 pub use queues::{
-    Discipline, DrrSpec, HcfPeriod, HcfSpec, HtbSpec, PortSpec, PriorityClass, PrioritySpec,
-    QueueSpec, RedSpec, SfqSpec, ShaperSpec, TbfSpec,
+    Class, Discipline, DrrSpec, HcfSpec, HtbSpec, Period, PortSpec, PrioritySpec, QueueSpec,
+    RedSpec, SfqSpec, ShaperSpec, TbfSpec,
 };
 pub use routing::{PathsName, RoutingSpec, SelectionName};
 pub use switches::SwitchSpec;
 pub use tcp::{
-    CcName, Clock, ProfileName, Resolution, RtoDelay, SmallQueues, TcpSettings, TcpSpec,
+    CcKind, Clock, ProfileName, Resolution, RtoDelay, SmallQueues, TcpSettings, TcpSpec,
 };
 pub use topology::{
     DumbbellSpec, ExplicitSpec, FatTreeSpec, HostList, LeafSpineSpec, LinkEntry, OutcastSpec,

@@ -152,30 +152,7 @@ impl Scenario {
 
     /// Validates, and returns what validation worked out.
     pub fn resolve(&self) -> Result<Resolved, ScenarioError> {
-        let default_profile = self.host.tcp_profile().unwrap_or(ProfileName::Rfc);
-        let tcp = self.tcp.resolve_from("tcp", default_profile)?;
-        let mut tcp_settings = vec![tcp];
-        let mut workload_tcp = Vec::with_capacity(self.workloads.len());
-        for (i, w) in self.workloads.iter().enumerate() {
-            workload_tcp.push(match (w, w.tcp()) {
-                (WorkloadSpec::Udp(_), _) => NO_TCP,
-                (_, Some(t)) => {
-                    let s = self
-                        .tcp
-                        .overlaid(t)
-                        .resolve_from(&format!("workload[{i}].tcp"), default_profile)?;
-                    if s == tcp {
-                        0
-                    } else {
-                        if tcp_settings.last() != Some(&s) {
-                            tcp_settings.push(s);
-                        }
-                        (tcp_settings.len() - 1) as u32
-                    }
-                }
-                (_, None) => 0,
-            });
-        }
+        let (tcp, tcp_settings, workload_tcp) = self.resolve_tcp()?;
         let settings = |i: usize| match workload_tcp[i] {
             NO_TCP => None,
             k => Some(&tcp_settings[k as usize]),
@@ -200,11 +177,69 @@ impl Scenario {
             self.limits.max_memory.get(),
             self.limits.max_route_work,
         )?;
-        let switches = self.topology.switch_names();
-        let switch_set: std::collections::HashSet<&str> = switches.iter().copied().collect();
         let host_index = topology::index(&hosts);
-        let is_node = |n: &str| host_index.contains_key(n) || switch_set.contains(n);
+        let found = Found {
+            hosts: &hosts,
+            switches: self.topology.switch_names(),
+            index: &host_index,
+            packet,
+        };
+        self.check_network(&found)?;
+        self.check_ports(&found)?;
+        // Shapers' own fields, before the round trips that count them.
+        for (path, s) in self.shapers() {
+            s.validate(&path)?;
+        }
+        self.check_workloads(&found, &tcp, settings)?;
+        self.metrics.validate()?;
+        self.check_flows(&hosts)?;
+        let mut r = Resolved {
+            hosts,
+            host_index,
+            tcp,
+            tcp_settings,
+            workload_tcp,
+            estimate: Estimate::default(),
+        };
+        r.estimate = estimate::of(self, &r);
+        self.limits.check(&r.estimate)?;
+        Ok(r)
+    }
 
+    /// `[tcp]` resolved, the workloads' distinct settings (`[tcp]`'s first)
+    /// and each workload's place among them (see [`Resolved`]).
+    fn resolve_tcp(&self) -> Result<(TcpSettings, Vec<TcpSettings>, Vec<u32>), ScenarioError> {
+        let default_profile = self.host.tcp_profile().unwrap_or(ProfileName::Rfc);
+        let tcp = self.tcp.resolve_from("tcp", default_profile)?;
+        let mut tcp_settings = vec![tcp];
+        let mut workload_tcp = Vec::with_capacity(self.workloads.len());
+        for (i, w) in self.workloads.iter().enumerate() {
+            workload_tcp.push(match (w, w.tcp()) {
+                (WorkloadSpec::Udp(_), _) => NO_TCP,
+                (_, Some(t)) => {
+                    let s = self
+                        .tcp
+                        .overlaid(t)
+                        .resolve_from(&format!("workload[{i}].tcp"), default_profile)?;
+                    if s == tcp {
+                        0
+                    } else {
+                        if tcp_settings.last() != Some(&s) {
+                            tcp_settings.push(s);
+                        }
+                        (tcp_settings.len() - 1) as u32
+                    }
+                }
+                (_, None) => 0,
+            });
+        }
+        Ok((tcp, tcp_settings, workload_tcp))
+    }
+
+    /// `[queue]`, the topology's buffers, `[host]`, `[routing]`, the
+    /// jitters and the drop trace's port.
+    fn check_network(&self, f: &Found) -> Result<(), ScenarioError> {
+        let (hosts, switches, host_index, packet) = (f.hosts, &f.switches, f.index, f.packet);
         self.queue.validate()?;
         self.queue.check_port(
             self.queue.discipline,
@@ -232,9 +267,10 @@ impl Scenario {
             )?;
         }
         self.host
-            .check_addresses(&hosts, |i| self.topology.planned_addr(i))?;
+            .check_addresses(hosts, |i| self.topology.planned_addr(i))?;
+        let switch_set: std::collections::HashSet<&str> = switches.iter().copied().collect();
         self.routing
-            .validate(&switch_set, &switches, &self.topology)?;
+            .validate(&switch_set, switches, &self.topology)?;
         check_time("host.send_jitter", self.host.send_jitter)?;
         check_time("switch.forwarding_jitter", self.switch.forwarding_jitter)?;
         {
@@ -243,18 +279,25 @@ impl Scenario {
                 .map(|h| h.as_str())
                 .chain(switches.iter().copied())
                 .collect();
-            self.metrics.check_drop_trace(&switches, &nodes, |a, b| {
-                self.topology.linked(&host_index, a, b)
+            self.metrics.check_drop_trace(switches, &nodes, |a, b| {
+                self.topology.linked(host_index, a, b)
             })?;
         }
+        Ok(())
+    }
+
+    /// Each `[[port]]`: its ends, linked, once, and what its queue needs.
+    fn check_ports(&self, f: &Found) -> Result<(), ScenarioError> {
+        let (hosts, switches, host_index, packet) = (f.hosts, &f.switches, f.index, f.packet);
+        let is_node = |n: &str| host_index.contains_key(n) || switches.contains(&n);
         for (i, p) in self.ports.iter().enumerate() {
             let at = |f: &str| format!("port[{i}].{f}");
             for (f, n) in [("node", &p.node), ("peer", &p.peer)] {
                 if !is_node(n) {
-                    return Err(workloads::unknown_node(&at(f), n, &hosts, &switches));
+                    return Err(workloads::unknown_node(&at(f), n, hosts, switches));
                 }
             }
-            if !self.topology.linked(&host_index, &p.node, &p.peer) {
+            if !self.topology.linked(host_index, &p.node, &p.peer) {
                 return Err(ScenarioError::new(
                     at("peer"),
                     format!(
@@ -288,11 +331,19 @@ impl Scenario {
             }
         }
 
-        // Shapers' own fields, before the round trips that count them.
-        for (path, s) in self.shapers() {
-            s.validate(&path)?;
-        }
+        Ok(())
+    }
 
+    /// Each workload's own values, its start, its round trips; the
+    /// shapers' buckets against the largest packet; a duration where a
+    /// workload needs one.
+    fn check_workloads<'s>(
+        &self,
+        f: &Found,
+        tcp: &TcpSettings,
+        settings: impl Fn(usize) -> Option<&'s TcpSettings>,
+    ) -> Result<(), ScenarioError> {
+        let (hosts, host_index, packet) = (f.hosts, f.index, f.packet);
         if self.workloads.is_empty() {
             return Err(ScenarioError::new(
                 "workload",
@@ -304,9 +355,9 @@ impl Scenario {
             let path = format!("workload[{i}]");
             let cx = workloads::Context {
                 path: path.clone(),
-                hosts: &hosts,
-                index: &host_index,
-                tcp: settings(i).unwrap_or(&tcp),
+                hosts,
+                index: host_index,
+                tcp: settings(i).unwrap_or(tcp),
             };
             w.validate(&cx)?;
             match w.last_open() {
@@ -320,7 +371,7 @@ impl Scenario {
             }
             unbounded |= w.unbounded();
             if let Some(t) = settings(i) {
-                self.check_round_trip(&path, w, t, &hosts, &host_index)?;
+                self.check_round_trip(&path, w, t, hosts, host_index)?;
             }
         }
         // A TBF bucket must hold the largest packet, once the packets the
@@ -344,15 +395,20 @@ impl Scenario {
                 "missing; a bulk workload without a size (or a udp workload) runs until the run ends, so the scenario needs a duration such as \"1s\"",
             ));
         }
-        self.metrics.validate()?;
+        Ok(())
+    }
+
+    /// Flows within `max_flows` (the estimates walk every one), and the
+    /// traced flows among them.
+    fn check_flows(&self, hosts: &[String]) -> Result<(), ScenarioError> {
         let conns: u64 = self
             .workloads
             .iter()
             .map(|w| match w {
-                WorkloadSpec::Incast(w) => w.server_count(&hosts) as u64,
+                WorkloadSpec::Incast(w) => w.server_count(hosts) as u64,
                 WorkloadSpec::Bulk(_) => 1,
                 WorkloadSpec::Short(s) => s.count as u64,
-                WorkloadSpec::NfsRead(w) => w.client_count(&hosts) as u64,
+                WorkloadSpec::NfsRead(w) => w.client_count(hosts) as u64,
                 WorkloadSpec::Udp(_) => 0,
             })
             .sum();
@@ -383,16 +439,15 @@ impl Scenario {
             }
         }
 
-        let mut r = Resolved {
-            hosts,
-            host_index,
-            tcp,
-            tcp_settings,
-            workload_tcp,
-            estimate: Estimate::default(),
-        };
-        r.estimate = estimate::of(self, &r);
-        self.limits.check(&r.estimate)?;
-        Ok(r)
+        Ok(())
     }
+}
+
+/// What the checks share once the topology is known.
+struct Found<'a> {
+    hosts: &'a [String],
+    switches: Vec<&'a str>,
+    index: &'a topology::HostIndex,
+    /// The largest packet a connection sends.
+    packet: Bytes,
 }

@@ -943,13 +943,13 @@ fn an_incasts_response_jitter_lengthens_the_run_the_series_are_sized_for() {
 
 #[test]
 fn every_cc_name_parses_and_lowers_to_the_simulators_algorithm_of_that_name() {
-    for &c in tcp::CcName::ALL {
+    for &c in tcp::CcKind::ALL {
         let sc = Scenario::from_toml_str(&bulk_with(&format!("[tcp]\ncc = \"{c}\""))).unwrap();
         let r = sc.resolve().unwrap();
         assert_eq!(r.tcp.cc, c);
         assert_eq!(lower::sim::tcp_config(&r.tcp).cc.name(), c.name());
     }
-    assert_eq!(tcp::CcName::parse("bic_paper"), Some(tcp::CcName::BicPaper));
+    assert_eq!(tcp::CcKind::parse("bic_paper"), Some(tcp::CcKind::BicPaper));
 }
 
 #[test]

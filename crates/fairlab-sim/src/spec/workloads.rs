@@ -6,10 +6,11 @@ use super::check::{check_rate, check_time};
 use super::cost::{EstimateCtx, Estimated, Pace, Transfers, WorkloadCost};
 use super::error::ScenarioError;
 use super::limits::{approx, mul_div, segments, Term, HEADERS};
-use super::names::named_enum;
 use super::tagged::{self, Value};
 use super::tcp::{TcpSettings, TcpSpec};
 use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
+use crate::vocab::named_enum;
+pub use crate::vocab::Arrivals;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -97,17 +98,6 @@ named_enum! {
         /// (github.com/amarp/incast, IncastTcpAppClient::send_requests,
         /// seeded from the wall clock there).
         Random = "random",
-    }
-}
-
-named_enum! {
-    /// UDP inter-arrival times.
-    pub enum Arrivals ("arrival process") {
-        /// Exponential gaps with the rate's mean (the default: background
-        /// traffic from many sources).
-        Poisson = "poisson",
-        /// Equal gaps.
-        Periodic = "periodic",
     }
 }
 

@@ -11,7 +11,7 @@
 //! says so (docs/scenario.md, "Backend support").
 
 use crate::spec::{
-    ArbitrationName, Arrivals, BufferLimit, CcName, Clock, Discipline, NicQdisc, NicRoot,
+    ArbitrationName, Arrivals, BufferLimit, CcKind, Clock, Discipline, NicQdisc, NicRoot,
     PathsName, ProfileName, Resolved, RtoDelay, Scenario, ScenarioError, SelectionName,
     TcpSettings, TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
 };
@@ -633,8 +633,8 @@ fn agent(
         }
     };
     let base = match t.cc {
-        CcName::Reno => "Reno",
-        CcName::NewReno => "Newreno",
+        CcKind::Reno => "Reno",
+        CcKind::NewReno => "Newreno",
         other => {
             return Err(err(
                 at("cc"),
@@ -686,7 +686,7 @@ fn agent(
         // sent for each, the timer restarted once): asked by cc newreno.
         (
             "partial_ack_".to_string(),
-            flag(t.sack && t.cc == CcName::NewReno),
+            flag(t.sack && t.cc == CcKind::NewReno),
         ),
     ]);
     let mut sink = String::from("TCPSink");

@@ -9,34 +9,21 @@ use crate::net::Selection;
 use crate::net::{Network, NodeId, PortId, Shaper};
 use crate::packet::{Addr, Salt};
 use crate::queue::{
-    Arbitration, BufferLimit, Class, DropTail, Drr, Fq, FqConfig, Hcf, HcfConfig, Nic, Period,
-    Priority, Queue, Red, RedConfig, RootQdisc, Sfq,
+    Arbitration, BufferLimit, DropTail, Drr, Fq, FqConfig, Hcf, HcfConfig, Nic, Priority, Queue,
+    Red, RedConfig, RootQdisc, Sfq,
 };
-use crate::sim::{Conn, Series, Simulation, TxqSelect as SimTxqSelect};
+use crate::sim::{Conn, Series, Simulation};
 use crate::spec::{
-    ArbitrationName, Arrivals as SpecArrivals, CcName, Clock, Discipline, HcfPeriod, HcfSpec,
-    HostStack, NicRoot, PathsName, PriorityClass, RequestOrder, RtoDelay, Scenario, ScenarioError,
-    SelectionName, ShaperSpec, TcpSettings, TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
+    ArbitrationName, Clock, Discipline, HcfSpec, HostStack, NicRoot, PathsName, RequestOrder,
+    Scenario, ScenarioError, SelectionName, ShaperSpec, TcpSettings, TopologySpec, WorkloadSpec,
+    TCP_IP_HEADER,
 };
-use crate::transport::tcp::cc::CcKind;
-use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TcpSocket, TimerClock};
+use crate::transport::tcp::{Pacing, TcpConfig, TcpSocket, TimerClock};
 use crate::transport::{Arrivals, Endpoint, UdpFlow};
 use crate::units::{BitsPerSec, Bytes, Time};
 use crate::workload::{Bulk, ConnApp, Incast, NfsRead, ReadParams, ShortFlows, Udp, Workload};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-fn cc(c: CcName) -> CcKind {
-    match c {
-        CcName::Reno => CcKind::Reno,
-        CcName::NewReno => CcKind::NewReno,
-        CcName::Cubic => CcKind::Cubic,
-        CcName::Bic => CcKind::Bic,
-        CcName::BicPaper => CcKind::BicPaper,
-        CcName::Vegas => CcKind::Vegas,
-        CcName::Dctcp => CcKind::Dctcp,
-    }
-}
 
 fn clock(c: Clock) -> TimerClock {
     match c {
@@ -61,15 +48,11 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         dupack_threshold: s.dupack_threshold,
         slow_start_after_idle: s.slow_start_after_idle,
         cwnd_validation: s.cwnd_validation,
-        cc: cc(s.cc),
+        cc: s.cc,
         sack: s.sack,
         ecn: s.ecn,
         randomize_rto: s.randomize_rto,
-        rto_delay: match s.rto_delay {
-            RtoDelay::Off => SimRtoDelay::Off,
-            RtoDelay::Upto(t) => SimRtoDelay::Upto(t),
-            RtoDelay::Adaptive => SimRtoDelay::Adaptive,
-        },
+        rto_delay: s.rto_delay,
         limited_transmit: s.limited_transmit,
         recover_check: s.recover_check,
         slow_start: s.slow_start,
@@ -102,10 +85,7 @@ fn hcf_config(h: &HcfSpec, limit: BufferLimit) -> HcfConfig {
         lp_limit: lp,
         bins: h.bins,
         c0: h.c0,
-        period: match h.period {
-            HcfPeriod::Dynamic => Period::Dynamic,
-            HcfPeriod::Fixed(t) => Period::Fixed(t),
-        },
+        period: h.period,
         hashes: h.hashes,
         byte_credits: h.byte_credits,
         swap: h.swap,
@@ -177,15 +157,6 @@ fn arbitration(s: &HostStack) -> Arbitration {
     }
 }
 
-fn txq_select(t: TxqSelect) -> SimTxqSelect {
-    match t {
-        TxqSelect::Hash => SimTxqSelect::Hash,
-        TxqSelect::Cached => SimTxqSelect::Cached,
-        TxqSelect::Rethink => SimTxqSelect::Rethink,
-        TxqSelect::LeastLoaded => SimTxqSelect::LeastLoaded,
-    }
-}
-
 /// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
 pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioError> {
     let resolved = sc.resolve()?;
@@ -246,12 +217,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
             }
             Discipline::Priority => {
                 let p = &sc.queue.priority;
-                let class = match p.high {
-                    PriorityClass::Udp => Class::Udp,
-                    PriorityClass::Control => Class::Control,
-                };
                 let (hi, lo) = limit.split(p.high_share);
-                Queue::Priority(Box::new(Priority::new(class, hi, lo)))
+                Queue::Priority(Box::new(Priority::new(p.high, hi, lo)))
             }
         }
     };
@@ -693,10 +660,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         let WorkloadSpec::Udp(w) = w else {
             continue;
         };
-        let arrivals = match w.arrivals.unwrap_or(SpecArrivals::Poisson) {
-            SpecArrivals::Periodic => Arrivals::Periodic,
-            SpecArrivals::Poisson => Arrivals::Poisson,
-        };
+        let arrivals = w.arrivals.unwrap_or(Arrivals::Poisson);
         let e = endpoints.len() as u32;
         endpoints.push(Endpoint::Udp(UdpFlow::new(
             ConnApp {
@@ -756,13 +720,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     }
     sim.index_flows();
     if with_stack {
-        sim.set_host_stack(
-            txq_select(stack.txq_select),
-            stack.rebalance,
-            tsq,
-            seed,
-            RNG_TXHASH,
-        );
+        sim.set_host_stack(stack.txq_select, stack.rebalance, tsq, seed, RNG_TXHASH);
     }
     sim.handshake = resolved.tcp.handshake;
     Ok(sim)
@@ -771,25 +729,6 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::ProfileName;
-    use crate::transport::tcp::Profile;
-
-    #[test]
-    fn each_spec_profile_lowers_to_the_simulators_profile_of_that_name() {
-        for p in ProfileName::ALL {
-            let sim = Profile::parse(p.name()).expect("the simulator knows the profile");
-            assert_eq!(tcp_config(&p.settings()), sim.config(), "{p}");
-        }
-        assert_eq!(Profile::ALL.len(), ProfileName::ALL.len());
-    }
-
-    #[test]
-    fn every_congestion_control_name_lowers_to_the_same_name() {
-        for c in CcName::ALL {
-            assert_eq!(cc(*c).name(), c.name());
-        }
-        assert_eq!(CcKind::ALL.len(), CcName::ALL.len());
-    }
 
     #[test]
     fn the_specs_header_size_is_the_simulators() {

@@ -8,6 +8,7 @@ use crate::spec::error::ScenarioError;
 use crate::spec::limits::{approx, Term, BIN_BYTES};
 use crate::units::{Bytes, Time};
 use crate::vocab::BufferLimit;
+pub use crate::vocab::Period;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -17,38 +18,29 @@ use std::fmt;
 /// port's state bounded.
 pub const MAX_BINS: u32 = 1 << 20;
 
-/// How priority periods end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HcfPeriod {
-    /// When the HP queue empties (Algorithm 1).
-    Dynamic,
-    /// Every so often, whatever the queues hold (Section IV-C).
-    Fixed(Time),
-}
-
-impl Serialize for HcfPeriod {
+impl Serialize for Period {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            HcfPeriod::Dynamic => s.serialize_str("dynamic"),
-            HcfPeriod::Fixed(t) => s.serialize_str(&t.to_string()),
+            Period::Dynamic => s.serialize_str("dynamic"),
+            Period::Fixed(t) => s.serialize_str(&t.to_string()),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for HcfPeriod {
+impl<'de> Deserialize<'de> for Period {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl Visitor<'_> for V {
-            type Value = HcfPeriod;
+            type Value = Period;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("\"dynamic\" or a positive duration such as \"1ms\"")
             }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<HcfPeriod, E> {
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Period, E> {
                 if s == "dynamic" {
-                    return Ok(HcfPeriod::Dynamic);
+                    return Ok(Period::Dynamic);
                 }
                 match Time::parse(s) {
-                    Ok(t) => Ok(HcfPeriod::Fixed(t)),
+                    Ok(t) => Ok(Period::Fixed(t)),
                     Err(_) => Err(E::custom(format!("{s:?} is not a priority period; expected \"dynamic\" or a positive duration such as \"1ms\""))),
                 }
             }
@@ -72,8 +64,8 @@ fn default_hp_share() -> f64 {
 fn default_true() -> bool {
     true
 }
-fn default_period() -> HcfPeriod {
-    HcfPeriod::Dynamic
+fn default_period() -> Period {
+    Period::Dynamic
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -87,7 +79,7 @@ pub struct HcfSpec {
     pub c0: u32,
     /// "dynamic" (the period ends when HP empties) or a fixed duration.
     #[serde(default = "default_period")]
-    pub period: HcfPeriod,
+    pub period: Period,
     /// kappa hash functions (Bloom counter with conservative update when > 1).
     #[serde(default = "default_hashes")]
     pub hashes: u32,
@@ -149,7 +141,7 @@ impl HcfSpec {
             |v| v > 0.0 && v < 1.0,
             "a fraction strictly between 0 and 1",
         )?;
-        if let HcfPeriod::Fixed(t) = self.period {
+        if let Period::Fixed(t) = self.period {
             if t == Time::ZERO {
                 return Err(err(
                     "period",
@@ -182,7 +174,7 @@ impl HcfSpec {
 impl PortCost for HcfSpec {
     /// A fixed period renews every port's credits once per period.
     fn periodic_work(&self, cx: &PortCtx) -> Option<Term> {
-        let HcfPeriod::Fixed(p) = self.period else {
+        let Period::Fixed(p) = self.period else {
             return None;
         };
         let periods = (cx.horizon.0 / p.0.max(1)).saturating_add(1);

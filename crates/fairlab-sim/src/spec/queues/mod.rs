@@ -11,17 +11,17 @@ mod sfq;
 mod shaper;
 
 pub use drr::DrrSpec;
-pub use hcf::{HcfPeriod, HcfSpec};
-pub use priority::{PriorityClass, PrioritySpec};
+pub use hcf::{HcfSpec, Period};
+pub use priority::{Class, PrioritySpec};
 pub use red::RedSpec;
 pub use sfq::SfqSpec;
 pub use shaper::{HtbSpec, ShaperSpec, TbfSpec, MININET_HTB_BURST, TC_HTB_MTU, TC_HZ};
 
 use super::check::limit_fits;
 use super::cost::PortCost;
-use super::names::named_enum;
 use crate::spec::error::ScenarioError;
 use crate::units::Bytes;
+use crate::vocab::named_enum;
 use crate::vocab::BufferLimit;
 use serde::{Deserialize, Serialize};
 

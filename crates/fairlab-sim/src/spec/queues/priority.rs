@@ -5,28 +5,18 @@
 use crate::spec::check::check_number;
 use crate::spec::cost::PortCost;
 use crate::spec::error::ScenarioError;
-use crate::spec::names::named_enum;
 use crate::units::Bytes;
 use crate::vocab::BufferLimit;
+pub use crate::vocab::Class;
 use serde::{Deserialize, Serialize};
 
 /// The smallest packet of the high class: a header-only TCP segment.
 const SMALLEST_PACKET: Bytes = Bytes(40);
 
-named_enum! {
-    /// Which packets are high priority.
-    pub enum PriorityClass ("priority class") {
-        /// Packets without TCP payload (pure ACKs, handshakes).
-        Control = "control",
-        /// UDP datagrams.
-        Udp = "udp",
-    }
-}
-
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrioritySpec {
-    pub high: PriorityClass,
+    pub high: Class,
     pub high_share: f64,
 }
 
@@ -36,7 +26,7 @@ impl Default for PrioritySpec {
     /// HCF's HP/LP split).
     fn default() -> Self {
         PrioritySpec {
-            high: PriorityClass::Control,
+            high: Class::Control,
             high_share: 0.5,
         }
     }
