@@ -15,7 +15,7 @@
 //! classes ([`BufferLimit::split`]): HCF's HP/LP pair and the priority
 //! pair are validated and built with it.
 
-use crate::units::{Bytes, Time};
+use crate::units::{Bytes, Time, PS_PER_SEC};
 use std::fmt;
 
 /// Defines `pub enum $name` whose variants are written as the given strings,
@@ -163,6 +163,27 @@ pub enum RtoDelay {
     /// U(0, SRTT x 2^backoff): scaled to the measured round trip and
     /// doubled with each consecutive timeout, as the RTO is.
     Adaptive,
+}
+
+/// The host's timer clock: jiffies (a tick of 1/hz, timers fire on tick
+/// boundaries, as Linux before high-resolution TCP timers) or a
+/// granularity (timers fire exactly one RTO after arming; docs/model.md).
+/// As a scenario says it: the kernel backends need `hz`; the simulator
+/// runs it as a `TimerClock` (transport/tcp/config.rs, `From<Clock>`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Clock {
+    Jiffies { hz: u32 },
+    Granular { tick: Time },
+}
+
+impl Clock {
+    /// One tick.
+    pub fn tick(&self) -> Time {
+        match *self {
+            Clock::Jiffies { hz } => Time(PS_PER_SEC / hz as u64),
+            Clock::Granular { tick } => tick,
+        }
+    }
 }
 
 /// How HCF's priority periods end.

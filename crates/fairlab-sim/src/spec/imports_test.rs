@@ -80,9 +80,11 @@ fn expand(tree: &str) -> Vec<String> {
         .collect()
 }
 
-/// A file's `use` statements as (is it `pub`, path, local name), and its
-/// code with them taken out.
-fn uses(code: &str) -> (Vec<(bool, String, String)>, String) {
+/// A `use` of a file: is it `pub`, the path, the local name.
+type Use = (bool, String, String);
+
+/// A file's `use` statements, and its code with them taken out.
+fn uses(code: &str) -> (Vec<Use>, String) {
     let (mut out, mut rest) = (Vec::new(), String::new());
     let mut text = code;
     while let Some(i) = text.find("use ") {
@@ -136,18 +138,18 @@ impl Tree {
     /// `at`, names; `None` outside `spec`.
     fn resolve(&self, at: &str, path: &str) -> Option<String> {
         let mut segs: Vec<&str> = path.split("::").collect();
-        let mut module: Vec<String> = match segs.first()? {
-            &"super" => {
+        let mut module: Vec<String> = match *segs.first()? {
+            "super" => {
                 segs.remove(0);
                 let mut m: Vec<String> = at.split("::").map(String::from).collect();
                 m.pop();
                 m
             }
-            &"crate" => {
+            "crate" => {
                 segs.remove(0);
                 vec!["crate".into()]
             }
-            &"self" => {
+            "self" => {
                 segs.remove(0);
                 at.split("::").map(String::from).collect()
             }
@@ -201,7 +203,7 @@ fn edges() -> BTreeMap<String, BTreeSet<String>> {
     let mut tree = Tree {
         exports: BTreeMap::new(),
     };
-    let parsed: Vec<(&str, Vec<(bool, String, String)>, String)> = FILES
+    let parsed: Vec<(&str, Vec<Use>, String)> = FILES
         .iter()
         .map(|(m, src)| {
             let (u, rest) = uses(&code(src));

@@ -7,7 +7,7 @@ use super::check::{check_time, MAX_TIME};
 use super::error::ScenarioError;
 use crate::units::{Bytes, Time, PS_PER_SEC};
 use crate::vocab::named_enum;
-pub use crate::vocab::{CcKind, RtoDelay};
+pub use crate::vocab::{CcKind, Clock, RtoDelay};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -29,25 +29,6 @@ named_enum! {
         /// Linux 3.12.0, the study's newer kernel (also set by `[host]
         /// profile = "linux-3.12"`).
         Linux312 = "linux-3.12",
-    }
-}
-
-/// The host's timer clock: jiffies (a tick of 1/hz, timers fire on tick
-/// boundaries, as Linux before high-resolution TCP timers) or a
-/// granularity (timers fire exactly one RTO after arming; docs/model.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Clock {
-    Jiffies { hz: u32 },
-    Granular { tick: Time },
-}
-
-impl Clock {
-    /// One tick.
-    pub fn tick(&self) -> Time {
-        match *self {
-            Clock::Jiffies { hz } => Time(PS_PER_SEC / hz as u64),
-            Clock::Granular { tick } => tick,
-        }
     }
 }
 

@@ -14,23 +14,16 @@ use crate::queue::{
 };
 use crate::sim::{Conn, Series, Simulation};
 use crate::spec::{
-    ArbitrationName, Clock, Discipline, HcfSpec, HostStack, NicRoot, PathsName, RequestOrder,
-    Scenario, ScenarioError, SelectionName, ShaperSpec, TcpSettings, TopologySpec, WorkloadSpec,
+    ArbitrationName, Discipline, HcfSpec, HostStack, NicRoot, PathsName, RequestOrder, Scenario,
+    ScenarioError, SelectionName, ShaperSpec, TcpSettings, TopologySpec, WorkloadSpec,
     TCP_IP_HEADER,
 };
-use crate::transport::tcp::{Pacing, TcpConfig, TcpSocket, TimerClock};
+use crate::transport::tcp::{Pacing, TcpConfig, TcpSocket};
 use crate::transport::{Arrivals, Endpoint, UdpFlow};
 use crate::units::{BitsPerSec, Bytes, Time};
 use crate::workload::{Bulk, ConnApp, Incast, NfsRead, ReadParams, ShortFlows, Udp, Workload};
 use std::collections::HashMap;
 use std::sync::Arc;
-
-fn clock(c: Clock) -> TimerClock {
-    match c {
-        Clock::Jiffies { hz } => TimerClock::jiffies(hz),
-        Clock::Granular { tick } => TimerClock::granular(tick),
-    }
-}
 
 /// The simulator's TCP configuration of resolved settings.
 pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
@@ -41,7 +34,7 @@ pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
         min_rto: s.min_rto,
         max_rto: s.max_rto,
         initial_rto: s.initial_rto,
-        clock: clock(s.clock),
+        clock: s.clock.into(),
         granularity: s.granularity,
         delayed_ack: s.delayed_ack,
         delayed_ack_timeout: s.delayed_ack_timeout,

@@ -74,6 +74,16 @@ impl TimerClock {
     }
 }
 
+impl From<crate::vocab::Clock> for TimerClock {
+    /// Jiffies are tick-aligned; a granularity is not.
+    fn from(c: crate::vocab::Clock) -> TimerClock {
+        match c {
+            crate::vocab::Clock::Jiffies { hz } => TimerClock::jiffies(hz),
+            crate::vocab::Clock::Granular { tick } => TimerClock::granular(tick),
+        }
+    }
+}
+
 /// Every knob of a TCP endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TcpConfig {
