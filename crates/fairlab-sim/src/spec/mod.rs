@@ -5,10 +5,15 @@
 //!
 //! One file per concern: [`topology`], [`queues`] (one file per discipline),
 //! [`hosts`], [`tcp`], [`workloads`] (one struct per kind), [`metrics`],
-//! [`limits`]. Each part checks its own values; [`Scenario::resolve`] checks
-//! how they fit together and what the run will cost. [`lower`] turns a
-//! valid spec into a backend's configuration: `lower/sim.rs` is the only
-//! place that knows the simulator's types.
+//! [`limits`]. Each part checks its own values (with the field checkers of
+//! [`check`], the bottom of `spec/`) and estimates its own cost
+//! ([`cost`]); [`Scenario::resolve`] (`resolve.rs`) checks how they fit
+//! together and `estimate.rs` adds up what the run will cost. [`lower`]
+//! turns a valid spec into a backend's configuration: `lower/sim.rs` is
+//! the only place that knows the simulator's types. The vocabulary both
+//! share (buffer limits, the named enums) is [`crate::vocab`]'s, defined
+//! once. The files import one another without a circle
+//! (`imports_test.rs` reads them and checks).
 //!
 //! Read from TOML or JSON (the Python dict); every problem becomes one
 //! [`ScenarioError`] naming the field path, the value and what is allowed.
