@@ -245,12 +245,19 @@ fn run_case(c: &gen::Case) -> (String, String) {
                 Some(fairlab_sim::metrics::Value::Int(n)) => *n,
                 _ => 0,
             };
+            let count = |k: &str| match res.get(k) {
+                Some(fairlab_sim::metrics::Value::Int(n)) => *n,
+                _ => 0,
+            };
+            let (hops, events) = (count("packet_hops"), count("events"));
             let detail = format!(
-                "secs={secs:.3} packets={} est_packets={} rows={rows} est_rows={} peak={peak} est_mem={}",
+                "secs={secs:.3} packets={} est_packets={} rows={rows} est_rows={} peak={peak} est_mem={} hops={hops} est_hops={} events={events} est_events={}",
                 segs + udp,
                 est.packets(),
                 est.series_rows(),
-                est.memory()
+                est.memory(),
+                est.packet_hops(),
+                est.events()
             );
             // A run far beyond its estimate is an estimate that lets a
             // scenario within the default limits run for ever or blow up.
@@ -258,6 +265,8 @@ fn run_case(c: &gen::Case) -> (String, String) {
             let class = if over((segs + udp) as f64, est.packets(), 1000.0)
                 || over(rows as f64, est.series_rows(), 1000.0)
                 || over(peak as f64, est.memory(), (4 << 20) as f64)
+                || over(hops as f64, est.packet_hops(), 1000.0)
+                || over(events as f64, est.events(), 5000.0)
             {
                 "FAILURE-estimate"
             } else {
@@ -334,7 +343,7 @@ struct Tally {
     counts: std::collections::BTreeMap<String, u64>,
     failures: Vec<(u64, String, String)>,
     /// Largest ratios of what a run used to what the limits estimated.
-    worst: [(f64, u64); 3],
+    worst: [(f64, u64); 5],
     slowest: (f64, u64),
     shown: usize,
 }
@@ -359,6 +368,8 @@ impl Tally {
                 ("packets", "est_packets", 1000.0),
                 ("rows", "est_rows", 1000.0),
                 ("peak", "est_mem", 4.0 * 1048576.0),
+                ("hops", "est_hops", 1000.0),
+                ("events", "est_events", 5000.0),
             ]
             .iter()
             .enumerate()
@@ -463,7 +474,7 @@ fn parent(a: &Args) -> i32 {
     for (class, n) in &tally.counts {
         println!("  {class:<18} {n}");
     }
-    let names = ["packets", "series rows", "memory"];
+    let names = ["packets", "series rows", "memory", "packet-hops", "events"];
     for (k, (r, i)) in tally.worst.iter().enumerate() {
         println!(
             "  largest {} used / estimated (+slack): {r:.2} (case {i})",
