@@ -259,3 +259,14 @@ def test_a_wrong_name_lists_the_allowed_names(mutate, prefix, allowed):
 def test_red_thresholds_must_rise():
     msg = bad(lambda s: s["queue"].update(discipline="red", red={"min_th": 20, "max_th": 10}))
     assert msg.startswith("queue.red.max_th:")
+
+
+def test_every_study_run_fits_the_default_limits():
+    """The limits refuse runaways, not the studies: every run of every
+    experiment, at full scale, validates as it is (some raise a limit)."""
+    from fairlab import studies
+
+    for name in studies.names():
+        for ex in studies.get(name).experiments:
+            for task in ex.tasks(False):
+                fairlab.validate(task.scenario)

@@ -91,7 +91,8 @@ fn workload_costs(sc: &Scenario, r: &Resolved) -> Vec<WorkloadCost> {
 
 /// The packets terms: TCP workloads' own (with a duration, capped
 /// altogether by the links their flows cross: the senders' uplinks, the
-/// receivers' downlinks, the topology's core), NFS reads', every
+/// receivers' downlinks, each at its shaper's rate where slower, the
+/// topology's core), NFS reads', every
 /// connection's opening, UDP's. Returns the cap when it applied.
 fn packets(sc: &Scenario, r: &Resolved, costs: &[WorkloadCost], est: &mut Estimate) -> Option<u64> {
     let of_pace = |p: Pace| -> Vec<Term> {
@@ -114,8 +115,17 @@ fn packets(sc: &Scenario, r: &Resolved, costs: &[WorkloadCost], est: &mut Estima
             pairs.iter().map(|p| p.0.as_str()).collect();
         let receivers: std::collections::BTreeSet<&str> =
             pairs.iter().map(|p| p.1.as_str()).collect();
-        let mut cover = (senders.len() as u64).saturating_mul(access);
-        cover = cover.min((receivers.len() as u64).saturating_mul(access));
+        // A shaper on a sender's NIC bounds its uplink; one on every
+        // switch port bounds each receiver's downlink.
+        let up = |h: &str| {
+            sc.nic_shaper(h)
+                .map_or(access, |(_, r)| r.get().min(access))
+        };
+        let down = sc
+            .switch_shaper()
+            .map_or(access, |(_, r)| r.get().min(access));
+        let mut cover = senders.iter().fold(0u64, |a, h| a.saturating_add(up(h)));
+        cover = cover.min((receivers.len() as u64).saturating_mul(down));
         if let Some(core) = sc.topology.core_capacity(&r.host_index, &pairs, access) {
             cover = cover.min(core);
         }

@@ -61,6 +61,31 @@ src = "l1"
 dst = "r1"
 "#;
 
+/// Shaped hosts and switch ports (the outcast study's Mininet setup): the
+/// shapers, not the links, bound what the flows send.
+const SHAPED: &str = r#"
+duration = "20ms"
+[topology]
+kind = "outcast"
+senders = 3
+rate = "10Gbps"
+delay = "1us"
+[host.shaper]
+kind = "htb"
+rate = "100Mbps"
+[queue.shaper]
+kind = "htb"
+rate = "100Mbps"
+[[workload]]
+kind = "bulk"
+src = "a0"
+dst = "recv"
+[[workload]]
+kind = "bulk"
+src = "b0"
+dst = "recv"
+"#;
+
 const PARKING_LOT: &str = r#"
 [topology]
 kind = "parking_lot"
@@ -108,6 +133,7 @@ fn the_estimate_bounds_the_simulators_work() {
         ("incast", INCAST.to_string()),
         ("dumbbell", DUMBBELL.to_string()),
         ("parking lot", PARKING_LOT.to_string()),
+        ("shaped outcast", SHAPED.to_string()),
         ("fat tree k=4", fat_tree(4, 2)),
         ("fat tree k=8", fat_tree(8, 4)),
     ];

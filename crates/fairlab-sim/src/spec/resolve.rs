@@ -89,7 +89,7 @@ impl Scenario {
 
     /// The shaper on `host`'s NIC, if any: its field and rate (a
     /// `[[port]]` of the host's in place of `[host]`'s).
-    fn nic_shaper(&self, host: &str) -> Option<(String, crate::units::BitsPerSec)> {
+    pub(super) fn nic_shaper(&self, host: &str) -> Option<(String, crate::units::BitsPerSec)> {
         let own = self.ports.iter().enumerate().find_map(|(i, p)| {
             (p.node == host)
                 .then_some(p.shaper.as_ref())
@@ -106,7 +106,7 @@ impl Scenario {
 
     /// The fastest shaper a switch port may have, if every switch port
     /// has one (`[queue]`'s, or a `[[port]]`'s in its place).
-    fn switch_shaper(&self) -> Option<(String, crate::units::BitsPerSec)> {
+    pub(super) fn switch_shaper(&self) -> Option<(String, crate::units::BitsPerSec)> {
         let default = self.queue.shaper.as_ref()?;
         let mut fastest = ("queue.shaper".to_string(), default.rate());
         let switches = self.switch_names();
