@@ -2,6 +2,7 @@
 the value and what is allowed; never a Rust panic or backtrace."""
 
 import copy
+import time
 
 import fairlab
 import pytest
@@ -172,8 +173,57 @@ def test_work_that_would_run_for_ever_is_refused():
 def test_a_raised_limit_lets_a_large_run_through_validation():
     sc = copy.deepcopy(BASE)
     sc["workload"][0]["rounds"] = 4_000_000_000
-    sc["limits"] = {"max_packets": 10**13}
+    sc["limits"] = {"max_packets": 10**13, "max_packet_hops": 10**14, "max_events": 10**15}
     assert fairlab.validate(sc)["limits"]["max_packets"] == 10**13
+
+
+RATE = {"rate": "10Gbps", "delay": "1us"}
+
+
+@pytest.mark.parametrize(
+    ("topology", "workload", "path", "limit"),
+    [
+        (
+            {"kind": "parking_lot", "switches": 20000},
+            ("h0_0", "h19999_0", None),
+            "topology",
+            "max_route_work",
+        ),
+        ({"kind": "fat_tree", "k": 64}, ("h0_0_0", "h1_0_0", None), "topology", "max_route_work"),
+        ({"kind": "fat_tree", "k": 76}, ("h0_0_0", "h1_0_0", None), "topology", "max_hosts"),
+        ({"kind": "star", "hosts": 999_999}, ("h0", "h1", None), "topology", "max_hosts"),
+        (
+            {"kind": "leaf_spine", "leaves": 1000, "spines": 1000, "hosts": 1},
+            ("h0_0", "h1_0", None),
+            "topology",
+            "max_route_work",
+        ),
+        (
+            {"kind": "parking_lot", "switches": 8000},
+            ("h0_0", "h7999_0", "20MB"),
+            "workload[0].size",
+            "max_packet_hops",
+        ),
+    ],
+)
+def test_networks_and_runs_that_would_run_away_are_refused_at_once(topology, workload, path, limit):
+    src, dst, size = workload
+    bulk = {"kind": "bulk", "src": src, "dst": dst}
+    if size:
+        bulk["size"] = size
+    sc = {"duration": "1s", "topology": {**topology, **RATE}, "workload": [bulk]}
+    t = time.monotonic()
+    with pytest.raises(fairlab.ScenarioError) as e:
+        fairlab.validate(sc)
+    assert time.monotonic() - t < 1.0
+    msg = str(e.value)
+    assert msg.startswith(f"{path}:") and limit in msg and "[limits]" in msg and "\n" not in msg
+
+
+def test_a_fat_tree_permutation_for_a_second_is_refused():
+    with pytest.raises(fairlab.ScenarioError, match=r"^duration: .*max_packet_hops"):
+        fairlab.validate(scenarios.fat_tree_permutation(4, duration="1s"))
+    fairlab.validate(scenarios.fat_tree_permutation(4))
 
 
 def test_a_start_that_would_overflow_the_clock_is_refused():
@@ -209,3 +259,14 @@ def test_a_wrong_name_lists_the_allowed_names(mutate, prefix, allowed):
 def test_red_thresholds_must_rise():
     msg = bad(lambda s: s["queue"].update(discipline="red", red={"min_th": 20, "max_th": 10}))
     assert msg.startswith("queue.red.max_th:")
+
+
+def test_every_study_run_fits_the_default_limits():
+    """The limits refuse runaways, not the studies: every run of every
+    experiment, at full scale, validates as it is (some raise a limit)."""
+    from fairlab import studies
+
+    for name in studies.names():
+        for ex in studies.get(name).experiments:
+            for task in ex.tasks(False):
+                fairlab.validate(task.scenario)

@@ -22,6 +22,8 @@ LONG = """
 duration = "100000s"
 [limits]
 max_packets = 1000000000
+max_packet_hops = 10000000000
+max_events = 100000000000
 [topology]
 kind = "dumbbell"
 left = 1

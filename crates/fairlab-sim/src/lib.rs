@@ -3,7 +3,8 @@
 //! long-flow starvation), and of their remedies.
 //!
 //! Layers, bottom up, each importing only those below it: [`units`] →
-//! [`packet`] (addresses, ports, the packet, the one seeded flow hash) →
+//! [`vocab`] (the scenario vocabulary the simulator and the spec share:
+//! buffer limits and their split, the named enums) → [`packet`] (addresses, ports, the packet, the one seeded flow hash) →
 //! [`engine`] (time, events, RNG streams) → [`queue`] (disciplines) →
 //! [`net`] (links, switches, ports holding queues, hosts, routing by
 //! next-hop sets) → [`transport`] (endpoints behind one enum: TCP
@@ -24,6 +25,7 @@ pub use spec as scenario;
 pub mod sim;
 pub mod transport;
 pub mod units;
+pub mod vocab;
 pub mod workload;
 
 pub use metrics::RunResult;

@@ -19,6 +19,9 @@ fn small() -> LimitsSpec {
         max_memory: Bytes(64 << 20),
         max_hosts: 200,
         max_flows: 500,
+        max_packet_hops: 50_000,
+        max_events: 200_000,
+        max_route_work: 10_000_000,
     }
 }
 

@@ -594,7 +594,7 @@ fn bad_host_stack_fields_are_named_with_what_is_allowed() {
 
 #[test]
 fn the_era_profiles_set_the_stack_and_the_tcp_of_their_kernel() {
-    use fairlab_sim::spec::{ArbitrationName, CcName, Clock, NicQdisc, TxqSelect};
+    use fairlab_sim::spec::{ArbitrationName, CcKind, Clock, NicQdisc, TxqSelect};
     let sc = |host: &str, tcp: &str| {
         Scenario::from_toml_str(&format!(
             "[topology]\nkind = \"star\"\nhosts = 2\nrate = \"1Gbps\"\ndelay = \"1us\"\n[host]\n{host}\n[tcp]\n{tcp}\n[[workload]]\nkind = \"bulk\"\nsrc = \"h0\"\ndst = \"h1\"\nsize = \"1MiB\"\n"
@@ -616,7 +616,7 @@ fn the_era_profiles_set_the_stack_and_the_tcp_of_their_kernel() {
     let t = old.resolve().unwrap().tcp;
     assert_eq!(
         (t.cc, t.sack, t.clock),
-        (CcName::Cubic, true, Clock::Jiffies { hz: 1000 })
+        (CcKind::Cubic, true, Clock::Jiffies { hz: 1000 })
     );
     assert_eq!(t.small_queues, None);
     assert_eq!(old.tcp_profile().name(), "linux-2.6.32");
@@ -628,7 +628,7 @@ fn the_era_profiles_set_the_stack_and_the_tcp_of_their_kernel() {
     );
     let t = new.resolve().unwrap().tcp;
     assert_eq!(t.small_queues.map(|b| b.get()), Some(131_072));
-    assert_eq!((t.cc, t.initial_window), (CcName::Cubic, 10));
+    assert_eq!((t.cc, t.initial_window), (CcKind::Cubic, 10));
     // A field of its own wins over the profile's; so does [tcp]'s profile.
     let mixed = sc(
         "profile = \"linux-3.12\"\nbql = false\ntxq_select = \"hash\"",
@@ -637,7 +637,7 @@ fn the_era_profiles_set_the_stack_and_the_tcp_of_their_kernel() {
     let s = mixed.host.stack();
     assert_eq!((s.ring, s.bql, s.txq_select), (255, false, TxqSelect::Hash));
     let t = mixed.resolve().unwrap().tcp;
-    assert_eq!((t.cc, t.small_queues), (CcName::Vegas, None));
+    assert_eq!((t.cc, t.small_queues), (CcKind::Vegas, None));
     // The profile's name is the run's.
     let r = run(&sc("profile = \"linux-3.12\"", ""), 1);
     assert_eq!(

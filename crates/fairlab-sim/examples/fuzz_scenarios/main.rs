@@ -96,6 +96,9 @@ fn budget() -> LimitsSpec {
             max_memory: Bytes(u64::MAX),
             max_hosts: u64::MAX,
             max_flows: u64::MAX,
+            max_packet_hops: u64::MAX,
+            max_events: u64::MAX,
+            max_route_work: u64::MAX,
         };
     }
     LimitsSpec {
@@ -104,6 +107,9 @@ fn budget() -> LimitsSpec {
         max_memory: Bytes(256 << 20),
         max_hosts: 1000,
         max_flows: 10_000,
+        max_packet_hops: 2_000_000,
+        max_events: 8_000_000,
+        max_route_work: 100_000_000,
     }
 }
 
@@ -119,6 +125,9 @@ fn tighter(a: &LimitsSpec, b: &LimitsSpec) -> LimitsSpec {
         max_memory: a.max_memory.min(b.max_memory),
         max_hosts: a.max_hosts.min(b.max_hosts),
         max_flows: a.max_flows.min(b.max_flows),
+        max_packet_hops: a.max_packet_hops.min(b.max_packet_hops),
+        max_events: a.max_events.min(b.max_events),
+        max_route_work: a.max_route_work.min(b.max_route_work),
     }
 }
 
@@ -236,12 +245,19 @@ fn run_case(c: &gen::Case) -> (String, String) {
                 Some(fairlab_sim::metrics::Value::Int(n)) => *n,
                 _ => 0,
             };
+            let count = |k: &str| match res.get(k) {
+                Some(fairlab_sim::metrics::Value::Int(n)) => *n,
+                _ => 0,
+            };
+            let (hops, events) = (count("packet_hops"), count("events"));
             let detail = format!(
-                "secs={secs:.3} packets={} est_packets={} rows={rows} est_rows={} peak={peak} est_mem={}",
+                "secs={secs:.3} packets={} est_packets={} rows={rows} est_rows={} peak={peak} est_mem={} hops={hops} est_hops={} events={events} est_events={}",
                 segs + udp,
                 est.packets(),
                 est.series_rows(),
-                est.memory()
+                est.memory(),
+                est.packet_hops(),
+                est.events()
             );
             // A run far beyond its estimate is an estimate that lets a
             // scenario within the default limits run for ever or blow up.
@@ -249,6 +265,8 @@ fn run_case(c: &gen::Case) -> (String, String) {
             let class = if over((segs + udp) as f64, est.packets(), 1000.0)
                 || over(rows as f64, est.series_rows(), 1000.0)
                 || over(peak as f64, est.memory(), (4 << 20) as f64)
+                || over(hops as f64, est.packet_hops(), 1000.0)
+                || over(events as f64, est.events(), 5000.0)
             {
                 "FAILURE-estimate"
             } else {
@@ -325,7 +343,7 @@ struct Tally {
     counts: std::collections::BTreeMap<String, u64>,
     failures: Vec<(u64, String, String)>,
     /// Largest ratios of what a run used to what the limits estimated.
-    worst: [(f64, u64); 3],
+    worst: [(f64, u64); 5],
     slowest: (f64, u64),
     shown: usize,
 }
@@ -350,6 +368,8 @@ impl Tally {
                 ("packets", "est_packets", 1000.0),
                 ("rows", "est_rows", 1000.0),
                 ("peak", "est_mem", 4.0 * 1048576.0),
+                ("hops", "est_hops", 1000.0),
+                ("events", "est_events", 5000.0),
             ]
             .iter()
             .enumerate()
@@ -454,7 +474,7 @@ fn parent(a: &Args) -> i32 {
     for (class, n) in &tally.counts {
         println!("  {class:<18} {n}");
     }
-    let names = ["packets", "series rows", "memory"];
+    let names = ["packets", "series rows", "memory", "packet-hops", "events"];
     for (k, (r, i)) in tally.worst.iter().enumerate() {
         println!(
             "  largest {} used / estimated (+slack): {r:.2} (case {i})",

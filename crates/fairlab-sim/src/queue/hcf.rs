@@ -16,14 +16,7 @@ use crate::packet::{flow_hash, Packet, Salt};
 use crate::units::Time;
 use std::collections::VecDeque;
 
-/// How priority periods end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Period {
-    /// Algorithm 1: when the HP queue empties.
-    Dynamic,
-    /// Section IV-C: every so often, whatever the queues hold.
-    Fixed(Time),
-}
+pub use crate::vocab::Period;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct HcfConfig {

@@ -23,64 +23,18 @@ pub use priority::{Class, Priority};
 pub use red::{Red, RedConfig};
 pub use sfq::Sfq;
 
+pub use crate::vocab::BufferLimit;
+
 use crate::packet::Packet;
 use crate::units::{Bytes, Time};
-use std::fmt;
-
-/// The most a queue may hold: bytes (a `bfifo`) or packets (a `pfifo`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BufferLimit {
-    Bytes(Bytes),
-    Packets(u32),
-}
 
 impl BufferLimit {
-    /// Parses `"64KiB"` (bytes) or `"20pkt"` / `"20 packets"` (packets).
-    pub fn parse(s: &str) -> Result<BufferLimit, String> {
-        let t = s.trim();
-        for suffix in ["packets", "packet", "pkts", "pkt", "p"] {
-            if let Some(n) = t.strip_suffix(suffix) {
-                let n = n.trim();
-                if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
-                    return n
-                        .parse()
-                        .map(BufferLimit::Packets)
-                        .map_err(|_| limit_expect(s));
-                }
-            }
-        }
-        Bytes::parse(t)
-            .map(BufferLimit::Bytes)
-            .map_err(|_| limit_expect(s))
-    }
-
     /// Whether a queue holding `bytes` in `pkts` packets can take `size` more.
     #[inline]
     pub fn admits(&self, bytes: u64, pkts: usize, size: Bytes) -> bool {
         match *self {
             BufferLimit::Bytes(b) => bytes + size.get() <= b.get(),
             BufferLimit::Packets(n) => pkts < n as usize,
-        }
-    }
-
-    /// Whether one packet of `size` fits at all.
-    pub fn holds_one(&self, size: Bytes) -> bool {
-        match *self {
-            BufferLimit::Bytes(b) => b >= size,
-            BufferLimit::Packets(n) => n >= 1,
-        }
-    }
-}
-
-fn limit_expect(s: &str) -> String {
-    format!("{s:?} is not a valid buffer limit; expected a size such as \"64KiB\" or a packet count such as \"20pkt\"")
-}
-
-impl fmt::Display for BufferLimit {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            BufferLimit::Bytes(b) => write!(f, "{b}"),
-            BufferLimit::Packets(n) => write!(f, "{n}pkt"),
         }
     }
 }

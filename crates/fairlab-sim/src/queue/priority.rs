@@ -6,14 +6,7 @@ use crate::packet::{flags, Packet};
 use crate::units::Time;
 use std::collections::VecDeque;
 
-/// Which packets are high priority.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Class {
-    /// UDP datagrams.
-    Udp,
-    /// Packets without TCP payload (pure ACKs, handshakes).
-    Control,
-}
+pub use crate::vocab::Class;
 
 #[derive(Clone, Debug)]
 pub struct Priority {

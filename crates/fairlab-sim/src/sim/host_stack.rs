@@ -19,21 +19,7 @@ use crate::packet::Packet;
 use crate::queue::{Nic, Queue};
 use crate::units::Time;
 
-/// How a socket picks its transmit queue (the spec's `txq_select`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TxqSelect {
-    /// Every packet by its socket's hash (`skb_tx_hash`; 2.6.32).
-    Hash,
-    /// Picked by hash once and cached on the socket (`sk_tx_queue_set`),
-    /// picked again when none of its packets is below TCP (`ooo_okay`).
-    Cached,
-    /// As `Cached`, and a retransmission timeout draws the socket a new
-    /// random hash (`sk_rethink_txhash`).
-    Rethink,
-    /// A new socket takes the queue with the fewest open sockets (those
-    /// whose flow has not ended); kept until a rebalance moves it.
-    LeastLoaded,
-}
+pub use crate::vocab::TxqSelect;
 
 /// No queue cached yet.
 const NO_QUEUE: u16 = u16::MAX;

@@ -16,10 +16,10 @@
 //! | `fat_tree` | `edge{pod}_{i}`, `agg{pod}_{i}`, `core{j}_{i}` | `h{pod}_{edge}_{i}` |
 //! | `leaf_spine` | `leaf{i}`, `spine{i}` | `h{leaf}_{i}` |
 
-use super::queues::Buffer;
-use super::ScenarioError;
+use super::error::ScenarioError;
 use crate::packet::Addr;
 use crate::units::{BitsPerSec, Bytes, Time};
+use crate::vocab::BufferLimit;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
@@ -32,8 +32,8 @@ pub struct GraphLink {
     pub b: u32,
     pub rate: BitsPerSec,
     pub delay: Time,
-    pub buffer_a: Option<Buffer>,
-    pub buffer_b: Option<Buffer>,
+    pub buffer_a: Option<BufferLimit>,
+    pub buffer_b: Option<BufferLimit>,
 }
 
 /// Hosts, switches, links; node `i` is host `i` below `hosts.len()`, else
@@ -115,7 +115,14 @@ impl Graph {
         i
     }
 
-    pub fn link(&mut self, a: u32, b: u32, rate: BitsPerSec, delay: Time, buffer: Option<Buffer>) {
+    pub fn link(
+        &mut self,
+        a: u32,
+        b: u32,
+        rate: BitsPerSec,
+        delay: Time,
+        buffer: Option<BufferLimit>,
+    ) {
         self.links.push(GraphLink {
             a,
             b,
@@ -272,6 +279,21 @@ impl Graph {
         Some(ends.saturating_add(self.between(sa, sb)?.time(size)))
     }
 
+    /// Links from host `a` to host `b` along a shortest path (`None`: no
+    /// path); with `climb`, at least up to the top tier and down.
+    pub fn hops(&self, a: &str, b: &str, climb: bool) -> Option<u64> {
+        let (&x, &y) = (self.index.get(a)?, self.index.get(b)?);
+        let (sa, sb) = (self.switch_of(x)?, self.switch_of(y)?);
+        let between = if sa == sb {
+            0
+        } else {
+            self.between(sa, sb)?.hops as u64
+        };
+        let top = self.tiers.iter().copied().max().unwrap_or(0) as u64;
+        let up_and_down = if climb { 2 * top.saturating_sub(1) } else { 0 };
+        Some(2 + between.max(up_and_down))
+    }
+
     /// Checks the graph: every host on exactly one link, to a switch; no
     /// link from a node to itself or twice between two nodes; every node
     /// reachable from every other. `field` names the links in errors.
@@ -343,7 +365,7 @@ impl Graph {
 /// edge and `k/2` aggregation switches, `(k/2)^2` core switches, `k/2`
 /// hosts per edge switch; Al-Fares et al.'s addresses (host `i` of edge
 /// switch `e` in pod `p` is 10.p.e.(i+2)).
-pub fn fat_tree(k: u32, rate: BitsPerSec, delay: Time, buffer: Option<Buffer>) -> Graph {
+pub fn fat_tree(k: u32, rate: BitsPerSec, delay: Time, buffer: Option<BufferLimit>) -> Graph {
     let half = k / 2;
     let mut g = Graph::new();
     for p in 0..k {
@@ -409,7 +431,7 @@ pub fn leaf_spine(
     rate: BitsPerSec,
     uplink: BitsPerSec,
     delay: Time,
-    buffer: Option<Buffer>,
+    buffer: Option<BufferLimit>,
 ) -> Graph {
     let mut g = Graph::new();
     for l in 0..leaves {
@@ -446,7 +468,7 @@ pub fn outcast(
     senders: u32,
     rate: BitsPerSec,
     delay: Time,
-    buffer: Option<Buffer>,
+    buffer: Option<BufferLimit>,
 ) -> Graph {
     let mut g = Graph::new();
     let recv = g.add_host("recv".into(), None);
@@ -477,7 +499,7 @@ pub fn parking_lot(
     hosts: u32,
     access: (BitsPerSec, Time),
     trunk: (BitsPerSec, Time),
-    buffer: Option<Buffer>,
+    buffer: Option<BufferLimit>,
 ) -> Graph {
     let mut g = Graph::new();
     for s in 0..switches {

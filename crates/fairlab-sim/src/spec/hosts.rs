@@ -3,13 +3,16 @@
 //! NIC's arbitration between them, how a socket picks its queue, and the
 //! kernel era that sets all of these at once (`profile`).
 
-use super::limits::check_time;
-use super::names::named_enum;
-use super::queues::{limit_fits, Buffer, Discipline, ShaperSpec};
+use super::check::check_time;
+use super::check::limit_fits;
+use super::error::ScenarioError;
+use super::queues::{Discipline, ShaperSpec};
 use super::tcp::ProfileName;
-use super::ScenarioError;
 use crate::packet::Addr;
 use crate::units::{Bytes, Time};
+use crate::vocab::named_enum;
+use crate::vocab::BufferLimit;
+pub use crate::vocab::TxqSelect;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -174,30 +177,10 @@ named_enum! {
     }
 }
 
-named_enum! {
-    /// How a socket picks its transmit queue.
-    pub enum TxqSelect ("transmit queue selection") {
-        /// Every packet by its socket's hash (2.6.32's `dev_pick_tx`:
-        /// `skb_tx_hash`).
-        Hash = "hash",
-        /// Picked by hash and cached on the socket (`sk_tx_queue_set`,
-        /// 2.6.33), picked again only when none of its packets is in the
-        /// qdisc or ring (`skb->ooo_okay`, 2.6.38): 3.12's `__netdev_pick_tx`.
-        Cached = "cached",
-        /// As cached, and each retransmission timeout gives the socket a
-        /// new random hash (`sk_rethink_txhash`), so it may move.
-        Rethink = "rethink",
-        /// A new socket takes the queue with the fewest open sockets (those
-        /// whose flow has not ended; explicit load balancing, the remedy);
-        /// `rebalance` moves idle ones.
-        LeastLoaded = "least_loaded",
-    }
-}
-
 /// A host's sending stack, resolved: `[host]`'s fields over its profile's.
 #[derive(Clone, Debug, PartialEq)]
 pub struct HostStack {
-    pub nic_queue: Buffer,
+    pub nic_queue: BufferLimit,
     pub nic_queues: u32,
     pub root: NicRoot,
     pub qdisc: NicQdisc,
@@ -239,7 +222,7 @@ pub const MAX_NIC_BATCH: u32 = 4096;
 pub struct HostSpec {
     /// 1000 packets: Linux's default txqueuelen.
     #[serde(default = "HostSpec::default_nic_queue")]
-    pub nic_queue: Buffer,
+    pub nic_queue: BufferLimit,
     /// Each packet a host sends reaches its NIC after U(0, send_jitter) of
     /// processing time (order kept). Real hosts have microseconds of such
     /// variation; without any, a deterministic simulator locks flows into
@@ -321,8 +304,8 @@ pub struct HostSpec {
 pub const MAX_NIC_QUEUES: u32 = 256;
 
 impl HostSpec {
-    fn default_nic_queue() -> Buffer {
-        Buffer::Packets(1000)
+    fn default_nic_queue() -> BufferLimit {
+        BufferLimit::Packets(1000)
     }
     fn default_send_jitter() -> Time {
         Time::ZERO

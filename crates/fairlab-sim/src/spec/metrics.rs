@@ -1,8 +1,8 @@
 //! `[metrics]`: which time series and traces a run records (all off by
 //! default, so runs stay fast and small).
 
-use super::limits::check_time;
-use super::ScenarioError;
+use super::check::check_time;
+use super::error::ScenarioError;
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 

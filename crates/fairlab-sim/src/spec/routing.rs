@@ -1,7 +1,7 @@
 //! `[routing]`: how switches pick among equal-cost next hops.
 
-use super::names::named_enum;
-use super::ScenarioError;
+use super::error::ScenarioError;
+use crate::vocab::named_enum;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

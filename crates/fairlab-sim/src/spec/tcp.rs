@@ -3,10 +3,11 @@
 //! its own TCP (the simulator's `TcpConfig` in `lower/sim.rs`; a Linux
 //! host's sysctls and socket options later).
 
-use super::limits::{check_time, MAX_TIME};
-use super::names::named_enum;
-use super::ScenarioError;
+use super::check::{check_time, MAX_TIME};
+use super::error::ScenarioError;
 use crate::units::{Bytes, Time, PS_PER_SEC};
+use crate::vocab::named_enum;
+pub use crate::vocab::{CcKind, Clock, RtoDelay};
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -28,45 +29,6 @@ named_enum! {
         /// Linux 3.12.0, the study's newer kernel (also set by `[host]
         /// profile = "linux-3.12"`).
         Linux312 = "linux-3.12",
-    }
-}
-
-named_enum! {
-    /// Congestion control (docs/tcp-family.md).
-    pub enum CcName ("congestion control") {
-        /// RFC 5681 window growth with Reno loss recovery.
-        Reno = "reno",
-        /// RFC 5681 window growth with RFC 6582 loss recovery.
-        NewReno = "newreno",
-        /// RFC 9438.
-        Cubic = "cubic",
-        /// Xu, Harfoush, Rhee, INFOCOM 2004.
-        Bic = "bic",
-        /// The INFOCOM 2004 paper's rules.
-        BicPaper = "bic_paper",
-        /// Brakmo and Peterson, IEEE JSAC 1995.
-        Vegas = "vegas",
-        /// RFC 8257.
-        Dctcp = "dctcp",
-    }
-}
-
-/// The host's timer clock: jiffies (a tick of 1/hz, timers fire on tick
-/// boundaries, as Linux before high-resolution TCP timers) or a
-/// granularity (timers fire exactly one RTO after arming; docs/model.md).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Clock {
-    Jiffies { hz: u32 },
-    Granular { tick: Time },
-}
-
-impl Clock {
-    /// One tick.
-    pub fn tick(&self) -> Time {
-        match *self {
-            Clock::Jiffies { hz } => Time(PS_PER_SEC / hz as u64),
-            Clock::Granular { tick } => tick,
-        }
     }
 }
 
@@ -128,7 +90,7 @@ pub struct TcpSettings {
     pub dupack_threshold: u32,
     pub slow_start_after_idle: bool,
     pub cwnd_validation: bool,
-    pub cc: CcName,
+    pub cc: CcKind,
     pub sack: bool,
     pub ecn: bool,
     pub randomize_rto: bool,
@@ -247,15 +209,6 @@ impl<'de> Deserialize<'de> for SmallQueues {
 /// The largest TCP Small Queues limit (as MAX_RECEIVE_WINDOW).
 pub const MAX_SMALL_QUEUES: Bytes = Bytes(1 << 30);
 
-/// `rto_random_delay` as written: "off", "adaptive", or a bound such as
-/// "5us" (a delay U(0, bound) added to each timeout).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum RtoDelay {
-    Off,
-    Upto(Time),
-    Adaptive,
-}
-
 const RTO_DELAY_EXPECT: &str =
     "expected \"off\", \"adaptive\" or a positive duration such as \"5us\"";
 
@@ -295,69 +248,11 @@ impl<'de> Deserialize<'de> for RtoDelay {
 }
 
 impl ProfileName {
-    /// The profile's settings. `lower/sim.rs` has a test that each equals
-    /// the simulator's own profile of the same name.
+    /// The profile's settings: the one table of profiles (the simulator's
+    /// tests take theirs from it too).
     pub fn settings(&self) -> TcpSettings {
         match self {
-            ProfileName::Rfc => TcpSettings {
-                mss: 1460,
-                // RFC 3390: min(4*MSS, max(2*MSS, 4380 bytes)) = 3 segments of 1460.
-                initial_window: 3,
-                // 64 KiB: the largest window without RFC 7323 scaling, and the
-                // window a Linux 2.6 receiver of the incast studies advertised.
-                receive_window: Bytes(64 << 10),
-                // The 200 ms floor of BSD and Linux that causes incast collapse.
-                min_rto: Time::from_ms(200),
-                // RFC 6298 (2.5) allows a maximum of at least 60 s.
-                max_rto: Time::from_secs(60),
-                initial_rto: Time::from_secs(1),
-                clock: Clock::Jiffies { hz: 1000 },
-                granularity: Time::from_ms(1),
-                // The published incast simulations ran without delayed ACKs.
-                delayed_ack: false,
-                delayed_ack_timeout: Time::from_ms(40),
-                dupack_threshold: 3,
-                slow_start_after_idle: true,
-                // Textbook (and ns-2) TCP grows cwnd on every ACK.
-                cwnd_validation: false,
-                cc: CcName::NewReno,
-                sack: false,
-                ecn: false,
-                randomize_rto: false,
-                rto_delay: RtoDelay::Off,
-                limited_transmit: false,
-                recover_check: true,
-                slow_start: true,
-                // ns-2's agents and the textbook estimator time one segment
-                // per window, never a retransmission (Karn).
-                rtt_timestamps: false,
-                // Linux's tcp_retries2.
-                max_retransmits: 15,
-                // Connections open with a three-way handshake, as real ones do.
-                handshake: true,
-                // RFC 6298 keeps SRTT through any backoff.
-                backoff_restarts_srtt: false,
-                // RFC 6298 (5.5): double up to max_rto.
-                max_backoff: 0,
-                // RFC 5681 (3.1) eq. (4): half the FlightSize.
-                halve_window: false,
-                // RFC 5681 (3.2) and RFC 6582.
-                ns2_recovery: false,
-                // RFC 5681 (4.1) is slow_start_after_idle.
-                idle_restart: false,
-                // RFC 3042: limited transmit sends new data only.
-                ns2_limited_transmit: false,
-                // RFC 6298.
-                ns2_rto: false,
-                // RFC 6675.
-                ns2_sack1: false,
-                // No host of the incast era paced (fq and TCP pacing came
-                // with Linux 3.12, 2013).
-                pacing: Pacing::OFF,
-                // TCP Small Queues came with Linux 3.6 (2012): no host of
-                // the incast era had them.
-                small_queues: None,
-            },
+            ProfileName::Rfc => rfc(),
             ProfileName::Linux => TcpSettings {
                 initial_window: 10,
                 clock: Clock::Jiffies { hz: 250 },
@@ -369,7 +264,7 @@ impl ProfileName {
                 max_rto: Time::from_secs(120),
                 // tcp_is_cwnd_limited.
                 cwnd_validation: true,
-                cc: CcName::Cubic,
+                cc: CcKind::Cubic,
                 sack: true,
                 // net.ipv4.tcp_timestamps = 1 by default: every ACK is timed.
                 rtt_timestamps: true,
@@ -384,49 +279,7 @@ impl ProfileName {
                 delayed_ack: false,
                 ..ProfileName::Linux.settings()
             },
-            // ns-2's tcl/lib/ns-default.tcl (docs/model.md, "The ns2 profile").
-            ProfileName::Ns2 => TcpSettings {
-                // packetSize_ 1000.
-                mss: 1000,
-                // windowInit_ 2.
-                initial_window: 2,
-                // window_ 20 (packets).
-                receive_window: Bytes(20 * 1000),
-                // minrto_ 0.2, maxrto_ 60, rtxcur_init_ 3.0.
-                min_rto: Time::from_ms(200),
-                max_rto: Time::from_secs(60),
-                initial_rto: Time::from_secs(3),
-                // tcpTick_ 0.01.
-                clock: Clock::Granular {
-                    tick: Time::from_ms(10),
-                },
-                granularity: Time::from_ms(10),
-                // singledup_ 1.
-                limited_transmit: true,
-                // ns-2 restarts after idle its own way (idle_restart
-                // below); QOption_ 0.
-                slow_start_after_idle: false,
-                // ns-2 never gives up.
-                max_retransmits: MAX_RETRANSMITS,
-                // One-way agents: no SYN exchange.
-                handshake: false,
-                // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
-                backoff_restarts_srtt: true,
-                // tcp.cc slowdown(): ssthresh = min(cwnd_, window_) / 2.
-                halve_window: true,
-                // tcp-reno.cc, tcp-newreno.cc: recv(), dupack_action().
-                ns2_recovery: true,
-                // tcp.cc newtimer(), timeout(): slow_start_restart_ true.
-                idle_restart: true,
-                // tcp.cc send_one(): the segment at t_seqno_, after a
-                // timeout a go-back-N retransmission.
-                ns2_limited_transmit: true,
-                // tcp.cc rtt_update(), rtt_timeout(), rtt_backoff().
-                ns2_rto: true,
-                // tcp-sack1.cc: Agent/TCP/Sack1 with partial_ack_ true.
-                ns2_sack1: true,
-                ..ProfileName::Rfc.settings()
-            },
+            ProfileName::Ns2 => ns2(),
             // docs/model.md, "Host profiles": each value and where it comes from.
             ProfileName::Linux2632 => TcpSettings {
                 // tcp_init_cwnd of 2.6.32: RFC 3390's 3 segments for a
@@ -464,6 +317,115 @@ impl ProfileName {
     }
 }
 
+/// Textbook TCP as the incast simulations ran it.
+fn rfc() -> TcpSettings {
+    TcpSettings {
+        mss: 1460,
+        // RFC 3390: min(4*MSS, max(2*MSS, 4380 bytes)) = 3 segments of 1460.
+        initial_window: 3,
+        // 64 KiB: the largest window without RFC 7323 scaling, and the
+        // window a Linux 2.6 receiver of the incast studies advertised.
+        receive_window: Bytes(64 << 10),
+        // The 200 ms floor of BSD and Linux that causes incast collapse.
+        min_rto: Time::from_ms(200),
+        // RFC 6298 (2.5) allows a maximum of at least 60 s.
+        max_rto: Time::from_secs(60),
+        initial_rto: Time::from_secs(1),
+        clock: Clock::Jiffies { hz: 1000 },
+        granularity: Time::from_ms(1),
+        // The published incast simulations ran without delayed ACKs.
+        delayed_ack: false,
+        delayed_ack_timeout: Time::from_ms(40),
+        dupack_threshold: 3,
+        slow_start_after_idle: true,
+        // Textbook (and ns-2) TCP grows cwnd on every ACK.
+        cwnd_validation: false,
+        cc: CcKind::NewReno,
+        sack: false,
+        ecn: false,
+        randomize_rto: false,
+        rto_delay: RtoDelay::Off,
+        limited_transmit: false,
+        recover_check: true,
+        slow_start: true,
+        // ns-2's agents and the textbook estimator time one segment
+        // per window, never a retransmission (Karn).
+        rtt_timestamps: false,
+        // Linux's tcp_retries2.
+        max_retransmits: 15,
+        // Connections open with a three-way handshake, as real ones do.
+        handshake: true,
+        // RFC 6298 keeps SRTT through any backoff.
+        backoff_restarts_srtt: false,
+        // RFC 6298 (5.5): double up to max_rto.
+        max_backoff: 0,
+        // RFC 5681 (3.1) eq. (4): half the FlightSize.
+        halve_window: false,
+        // RFC 5681 (3.2) and RFC 6582.
+        ns2_recovery: false,
+        // RFC 5681 (4.1) is slow_start_after_idle.
+        idle_restart: false,
+        // RFC 3042: limited transmit sends new data only.
+        ns2_limited_transmit: false,
+        // RFC 6298.
+        ns2_rto: false,
+        // RFC 6675.
+        ns2_sack1: false,
+        // No host of the incast era paced (fq and TCP pacing came
+        // with Linux 3.12, 2013).
+        pacing: Pacing::OFF,
+        // TCP Small Queues came with Linux 3.6 (2012): no host of
+        // the incast era had them.
+        small_queues: None,
+    }
+}
+
+/// ns-2's tcl/lib/ns-default.tcl (docs/model.md, "The ns2 profile").
+fn ns2() -> TcpSettings {
+    TcpSettings {
+        // packetSize_ 1000.
+        mss: 1000,
+        // windowInit_ 2.
+        initial_window: 2,
+        // window_ 20 (packets).
+        receive_window: Bytes(20 * 1000),
+        // minrto_ 0.2, maxrto_ 60, rtxcur_init_ 3.0.
+        min_rto: Time::from_ms(200),
+        max_rto: Time::from_secs(60),
+        initial_rto: Time::from_secs(3),
+        // tcpTick_ 0.01.
+        clock: Clock::Granular {
+            tick: Time::from_ms(10),
+        },
+        granularity: Time::from_ms(10),
+        // singledup_ 1.
+        limited_transmit: true,
+        // ns-2 restarts after idle its own way (idle_restart
+        // below); QOption_ 0.
+        slow_start_after_idle: false,
+        // ns-2 never gives up.
+        max_retransmits: MAX_RETRANSMITS,
+        // One-way agents: no SYN exchange.
+        handshake: false,
+        // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
+        backoff_restarts_srtt: true,
+        // tcp.cc slowdown(): ssthresh = min(cwnd_, window_) / 2.
+        halve_window: true,
+        // tcp-reno.cc, tcp-newreno.cc: recv(), dupack_action().
+        ns2_recovery: true,
+        // tcp.cc newtimer(), timeout(): slow_start_restart_ true.
+        idle_restart: true,
+        // tcp.cc send_one(): the segment at t_seqno_, after a
+        // timeout a go-back-N retransmission.
+        ns2_limited_transmit: true,
+        // tcp.cc rtt_update(), rtt_timeout(), rtt_backoff().
+        ns2_rto: true,
+        // tcp-sack1.cc: Agent/TCP/Sack1 with partial_ack_ true.
+        ns2_sack1: true,
+        ..ProfileName::Rfc.settings()
+    }
+}
+
 /// The most consecutive timeouts before a connection aborts: Linux counts
 /// them in a u8 (`icsk_retransmits`); more only makes a dead connection
 /// retransmit for longer.
@@ -486,7 +448,7 @@ pub struct TcpSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub profile: Option<ProfileName>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub cc: Option<CcName>,
+    pub cc: Option<CcKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mss: Option<Bytes>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -657,6 +619,19 @@ impl TcpSpec {
         if let Some(Resolution::Granular(t)) = self.resolution {
             check_time(&at("resolution"), t)?;
         }
+        self.apply_sizes(&mut c, &at)?;
+        self.apply_timers(&mut c, &at)?;
+        self.apply_recovery(&mut c, &at)?;
+        self.apply_pacing(&mut c, &at)?;
+        Ok(c)
+    }
+
+    /// Congestion control, MSS and windows.
+    fn apply_sizes(
+        &self,
+        c: &mut TcpSettings,
+        at: &dyn Fn(&str) -> String,
+    ) -> Result<(), ScenarioError> {
         if let Some(cc) = self.cc {
             c.cc = cc;
         }
@@ -687,6 +662,15 @@ impl TcpSpec {
             }
             c.receive_window = w;
         }
+        Ok(())
+    }
+
+    /// The clock, the RTO bounds, delayed ACKs and the duplicate-ACK threshold.
+    fn apply_timers(
+        &self,
+        c: &mut TcpSettings,
+        at: &dyn Fn(&str) -> String,
+    ) -> Result<(), ScenarioError> {
         if let Some(hz) = self.hz {
             if !(1..=1_000_000).contains(&hz) {
                 return Err(ScenarioError::new(
@@ -759,6 +743,15 @@ impl TcpSpec {
             }
             c.dupack_threshold = k;
         }
+        Ok(())
+    }
+
+    /// Loss recovery and retransmission timeouts.
+    fn apply_recovery(
+        &self,
+        c: &mut TcpSettings,
+        at: &dyn Fn(&str) -> String,
+    ) -> Result<(), ScenarioError> {
         if let Some(b) = self.slow_start_after_idle {
             c.slow_start_after_idle = b;
         }
@@ -769,8 +762,8 @@ impl TcpSpec {
             c.sack = b;
         }
         // DCTCP is defined over ECN (RFC 8257 (3)): on unless turned off.
-        c.ecn = self.ecn.unwrap_or(c.cc == CcName::Dctcp || c.ecn);
-        if c.cc == CcName::Dctcp && !c.ecn {
+        c.ecn = self.ecn.unwrap_or(c.cc == CcKind::Dctcp || c.ecn);
+        if c.cc == CcKind::Dctcp && !c.ecn {
             return Err(ScenarioError::new(
                 at("ecn"),
                 "false is not allowed with cc = \"dctcp\"; DCTCP needs ECN (RFC 8257 (3))",
@@ -833,6 +826,15 @@ impl TcpSpec {
                 ),
             ));
         }
+        Ok(())
+    }
+
+    /// The handshake, pacing and TCP Small Queues.
+    fn apply_pacing(
+        &self,
+        c: &mut TcpSettings,
+        at: &dyn Fn(&str) -> String,
+    ) -> Result<(), ScenarioError> {
         if let Some(b) = self.handshake {
             c.handshake = b;
         }
@@ -881,6 +883,6 @@ impl TcpSpec {
             }
             c.small_queues = q.limit();
         }
-        Ok(c)
+        Ok(())
     }
 }

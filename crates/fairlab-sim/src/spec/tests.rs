@@ -2,6 +2,7 @@
 //! and what is allowed.
 
 use super::*;
+use crate::units::Bytes;
 use proptest::prelude::*;
 
 const GOOD: &str = r#"
@@ -570,6 +571,10 @@ fn series_that_would_exhaust_memory_are_refused_up_front() {
     let e = rejected_at(&text, "metrics.queue_sample");
     assert!(e.message.contains("memory"), "rows are memory too: {e}");
     let text = text.replace("[limits]", "[limits]\nmax_memory = \"100000GiB\"");
+    // Every sample is an event too.
+    let e = rejected_at(&text, "metrics.queue_sample");
+    assert!(e.message.contains("max_events"), "{e}");
+    let text = text.replace("[limits]", "[limits]\nmax_events = 100000000000000");
     assert!(Scenario::from_toml_str(&text).is_ok());
 }
 
@@ -768,6 +773,9 @@ fn every_shipped_scenario_fits_the_default_limits_with_room() {
             assert!(est.packets() * 10 <= l.max_packets, "{p:?}: {est:?}");
             assert!(est.series_rows() * 5 <= l.max_series_rows, "{p:?}: {est:?}");
             assert!(est.memory() * 10 <= l.max_memory.get(), "{p:?}: {est:?}");
+            assert!(est.packet_hops() * 5 <= l.max_packet_hops, "{p:?}: {est:?}");
+            assert!(est.events() * 5 <= l.max_events, "{p:?}: {est:?}");
+            assert!(sc.topology.route_work() * 10 <= l.max_route_work, "{p:?}");
             n += 1;
         }
     }
@@ -935,13 +943,13 @@ fn an_incasts_response_jitter_lengthens_the_run_the_series_are_sized_for() {
 
 #[test]
 fn every_cc_name_parses_and_lowers_to_the_simulators_algorithm_of_that_name() {
-    for &c in tcp::CcName::ALL {
+    for &c in tcp::CcKind::ALL {
         let sc = Scenario::from_toml_str(&bulk_with(&format!("[tcp]\ncc = \"{c}\""))).unwrap();
         let r = sc.resolve().unwrap();
         assert_eq!(r.tcp.cc, c);
         assert_eq!(lower::sim::tcp_config(&r.tcp).cc.name(), c.name());
     }
-    assert_eq!(tcp::CcName::parse("bic_paper"), Some(tcp::CcName::BicPaper));
+    assert_eq!(tcp::CcKind::parse("bic_paper"), Some(tcp::CcKind::BicPaper));
 }
 
 #[test]

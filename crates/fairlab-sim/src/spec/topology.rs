@@ -2,13 +2,14 @@
 //! by `kind` before the other fields are read, so a field of another kind
 //! is refused by name and a missing one is named.
 
+use super::check::{check_rate, check_time};
+use super::error::ScenarioError;
 use super::graph::{self, Graph, GraphLink};
-use super::limits::{check_rate, check_time};
-use super::queues::Buffer;
+use super::limits::{approx, mul_div};
 use super::tagged::{self, Value};
-use super::ScenarioError;
 use crate::packet::Addr;
-use crate::units::{BitsPerSec, Bytes, Time};
+use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
+use crate::vocab::BufferLimit;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -171,13 +172,13 @@ pub struct LinkEntry {
     /// Both directions' output buffer at a switch end (default `[queue]
     /// limit`); a host end's is `[host] nic_queue`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     /// The buffer of `a`'s output port toward `b` (a switch's), over `buffer`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer_a: Option<Buffer>,
+    pub buffer_a: Option<BufferLimit>,
     /// The buffer of `b`'s output port toward `a`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer_b: Option<Buffer>,
+    pub buffer_b: Option<BufferLimit>,
 }
 
 /// Any network: the hosts, the switches and every link.
@@ -205,7 +206,7 @@ pub struct OutcastSpec {
     pub delay: Time,
     /// Every switch port's buffer; default `[queue] limit`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     #[serde(skip)]
     pub cache: GraphCache,
 }
@@ -228,7 +229,7 @@ pub struct ParkingLotSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trunk_delay: Option<Time>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     #[serde(skip)]
     pub cache: GraphCache,
 }
@@ -242,7 +243,7 @@ pub struct FatTreeSpec {
     pub rate: BitsPerSec,
     pub delay: Time,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     #[serde(skip)]
     pub cache: GraphCache,
 }
@@ -264,7 +265,7 @@ pub struct LeafSpineSpec {
     #[serde(default = "one_f64")]
     pub oversubscription: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub buffer: Option<Buffer>,
+    pub buffer: Option<BufferLimit>,
     #[serde(skip)]
     pub cache: GraphCache,
 }
@@ -428,7 +429,7 @@ impl TopologySpec {
                             ));
                         }
                     }
-                    let sw_buffer = |x: u32, own: Option<Buffer>| {
+                    let sw_buffer = |x: u32, own: Option<BufferLimit>| {
                         if g.is_host(x) {
                             None
                         } else {
@@ -656,6 +657,73 @@ impl TopologySpec {
         }
     }
 
+    /// Packets of `size` bytes the links hold in flight, both ways: each
+    /// link's rate times its delay (or `delay` in its place: a forwarding
+    /// jitter is an extra stretch of wire on every link).
+    pub fn in_flight(&self, hosts: u64, delay: Option<Time>, size: u64) -> u64 {
+        let wire = |rate: BitsPerSec, d: Time, links: u64| {
+            let d = delay.unwrap_or(d);
+            mul_div(rate.get(), d.0, 8 * PS_PER_SEC * size).saturating_mul(2 * links)
+        };
+        match self {
+            TopologySpec::Star(t) => wire(t.rate, t.delay, hosts),
+            TopologySpec::Dumbbell(t) => wire(t.rate, t.delay, hosts).saturating_add(wire(
+                t.bottleneck_rate,
+                t.bottleneck_delay,
+                1,
+            )),
+            _ => self.graph().map_or(0, |g| {
+                g.links
+                    .iter()
+                    .fold(0u64, |a, l| a.saturating_add(wire(l.rate, l.delay, 1)))
+            }),
+        }
+    }
+
+    /// Links a packet from host `a` to host `b` crosses (on a graph along a
+    /// shortest path; with `climb`, up to the top tier and down): what a
+    /// packet costs the simulator, hop by hop.
+    pub fn hops(&self, index: &HostIndex, a: &str, b: &str, climb: bool) -> u64 {
+        match self {
+            TopologySpec::Star(_) => 2,
+            TopologySpec::Dumbbell(_) => {
+                2 + u64::from(self.switch_of(index, a) != self.switch_of(index, b))
+            }
+            _ => self.graph().and_then(|g| g.hops(a, b, climb)).unwrap_or(2),
+        }
+    }
+
+    /// The rate, bits/s, at which flows between `pairs` (sender, receiver)
+    /// can send at most altogether through the topology's core, where it
+    /// has one narrower than the hosts' links (a dumbbell's bottleneck,
+    /// each direction crossed, plus the senders that stay on one side);
+    /// `None` where the hosts' own links are the bound.
+    pub fn core_capacity(
+        &self,
+        index: &HostIndex,
+        pairs: &[(String, String)],
+        access: u64,
+    ) -> Option<u64> {
+        let TopologySpec::Dumbbell(t) = self else {
+            return None;
+        };
+        let mut crossed = std::collections::BTreeSet::new();
+        let mut same_side = std::collections::BTreeSet::new();
+        for (src, dst) in pairs {
+            let (a, b) = (self.switch_of(index, src), self.switch_of(index, dst));
+            if a == b {
+                same_side.insert(src.as_str());
+            } else {
+                crossed.insert(a);
+            }
+        }
+        Some(
+            (crossed.len() as u64)
+                .saturating_mul(t.bottleneck_rate.get())
+                .saturating_add((same_side.len() as u64).saturating_mul(access)),
+        )
+    }
+
     /// Which field makes the round trip between hosts `a` and `b` long: the
     /// one of `rate`, `delay`, `bottleneck_rate`, `bottleneck_delay` that
     /// contributes the most to it (packets of `size` one way, headers back).
@@ -741,9 +809,9 @@ impl TopologySpec {
     }
 
     /// Every switch buffer a graph topology names, with its path.
-    pub fn buffers(&self) -> Vec<(String, Buffer)> {
+    pub fn buffers(&self) -> Vec<(String, BufferLimit)> {
         let mut out = Vec::new();
-        let mut one = |p: String, b: &Option<Buffer>| {
+        let mut one = |p: String, b: &Option<BufferLimit>| {
             if let Some(b) = b {
                 out.push((p, *b));
             }
@@ -805,7 +873,7 @@ impl TopologySpec {
                     ));
                 }
                 let up = t.uplink_rate();
-                if up.is_none_or(|r| r > super::limits::MAX_RATE) {
+                if up.is_none_or(|r| r > super::check::MAX_RATE) {
                     return Err(ScenarioError::new(
                         "topology.oversubscription",
                         format!("{o} makes the uplinks run at {} b/s (hosts x rate / (spines x oversubscription)); expected 1 b/s to 8 Tb/s", t.hosts as f64 * t.rate.get() as f64 / (t.spines as f64 * o)),
@@ -817,10 +885,53 @@ impl TopologySpec {
         Ok(())
     }
 
+    /// Links between two switches, and the groups of hosts routes are
+    /// worked out for (the switches with hosts), from the counts alone.
+    fn switch_links_and_groups(&self) -> (u64, u64) {
+        let u = |x: u32| x as u64;
+        match self {
+            TopologySpec::Star(_) => (0, 1),
+            TopologySpec::Dumbbell(_) | TopologySpec::Outcast(_) => (1, 2),
+            TopologySpec::Explicit(t) => {
+                let switches: std::collections::HashSet<&str> =
+                    t.switches.iter().map(String::as_str).collect();
+                let between = t
+                    .links
+                    .iter()
+                    .filter(|l| switches.contains(l.a.as_str()) && switches.contains(l.b.as_str()))
+                    .count() as u64;
+                (between, t.switches.len() as u64)
+            }
+            TopologySpec::ParkingLot(t) => (u(t.switches).saturating_sub(1), u(t.switches)),
+            TopologySpec::FatTree(t) => (u(t.k).pow(3) / 2, u(t.k).pow(2) / 2),
+            TopologySpec::LeafSpine(t) => (u(t.leaves) * u(t.spines), u(t.leaves)),
+        }
+    }
+
+    /// Steps of working out the routes (net/routing.rs): a breadth-first
+    /// search per switch over the switches and their links, per switch
+    /// and group of hosts its ports toward the others, and a table entry
+    /// per (switch, host).
+    pub fn route_work(&self) -> u64 {
+        let (hosts, switches) = self.sizes();
+        let (links, groups) = self.switch_links_and_groups();
+        let ends = links.saturating_mul(2);
+        switches
+            .saturating_mul(switches.saturating_add(ends))
+            .saturating_add(ends.saturating_mul(groups))
+            .saturating_add(switches.saturating_mul(hosts))
+    }
+
     /// Checks what the types cannot: enough hosts, unique names, a network
     /// small enough to build (`max_memory` bounds a graph's routing state
-    /// before it is built). Returns the host names.
-    pub fn validate(&self, max_hosts: u64, max_memory: u64) -> Result<Vec<String>, ScenarioError> {
+    /// and `max_route_work` the work of computing it, before it is built).
+    /// Returns the host names.
+    pub fn validate(
+        &self,
+        max_hosts: u64,
+        max_memory: u64,
+        max_route_work: u64,
+    ) -> Result<Vec<String>, ScenarioError> {
         self.check_counts()?;
         let (count, switches) = self.sizes();
         if count > max_hosts {
@@ -844,6 +955,13 @@ impl TopologySpec {
             return Err(ScenarioError::new(
                 "topology",
                 format!("{count} hosts and {switches} switches need about {} MiB of routing state (4 bytes per switch x (hosts + switches)); expected at most the memory limit, {} MiB ([limits] max_memory raises it)", routing >> 20, max_memory >> 20),
+            ));
+        }
+        let work = self.route_work();
+        if work > max_route_work {
+            return Err(ScenarioError::new(
+                "topology",
+                format!("{count} hosts and {switches} switches: working out their routes would take about {} steps (switches x (switches + 2 x links between switches), 2 x those links x groups of hosts, switches x hosts); expected at most {} (a smaller network, or raise [limits] max_route_work)", approx(work), approx(max_route_work)),
             ));
         }
         let delays: Vec<(String, Time)> = match self {

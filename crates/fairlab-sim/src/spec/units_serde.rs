@@ -3,8 +3,8 @@
 //! (bytes). Errors name the value and what is allowed; the field path is
 //! added by the caller.
 
-use super::queues::Buffer;
 use crate::units::{BitsPerSec, Bytes, Time};
+use crate::vocab::BufferLimit;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -128,8 +128,8 @@ fn parse_size(s: &str) -> Result<Bytes, String> {
 fn parse_rate(s: &str) -> Result<BitsPerSec, String> {
     parse_or_too_large(s, BitsPerSec::parse, rate_scale, "2^64 - 1 bits per second")
 }
-fn parse_buffer(s: &str) -> Result<Buffer, String> {
-    Buffer::parse(s).map_err(|e| match number_and_unit(s) {
+fn parse_buffer(s: &str) -> Result<BufferLimit, String> {
+    BufferLimit::parse(s).map_err(|e| match number_and_unit(s) {
         Some((v, "pkt" | "pkts" | "packets" | "packet" | "p")) if v > u32::MAX as f64 => {
             format!("{s:?} is too large; expected at most 4294967295 packets")
         }
@@ -159,8 +159,8 @@ string_unit!(
     |v: u64| Some(Bytes(v))
 );
 string_unit!(
-    Buffer,
+    BufferLimit,
     "a buffer limit such as \"64KiB\" (bytes) or \"20pkt\" (packets)",
     parse_buffer,
-    |v: u64| Some(Buffer::Bytes(Bytes(v)))
+    |v: u64| Some(BufferLimit::Bytes(Bytes(v)))
 );

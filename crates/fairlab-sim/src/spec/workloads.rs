@@ -2,12 +2,15 @@
 //! before the other fields are read: a field of another kind is refused by
 //! name, a missing one is named, and each kind checks its own values.
 
-use super::limits::{check_rate, check_time};
-use super::names::named_enum;
+use super::check::{check_rate, check_time};
+use super::cost::{EstimateCtx, Estimated, Pace, Transfers, WorkloadCost};
+use super::error::ScenarioError;
+use super::limits::{approx, mul_div, segments, Term, HEADERS};
 use super::tagged::{self, Value};
 use super::tcp::{TcpSettings, TcpSpec};
-use super::ScenarioError;
-use crate::units::{BitsPerSec, Bytes, Time};
+use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
+use crate::vocab::named_enum;
+pub use crate::vocab::Arrivals;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -95,17 +98,6 @@ named_enum! {
         /// (github.com/amarp/incast, IncastTcpAppClient::send_requests,
         /// seeded from the wall clock there).
         Random = "random",
-    }
-}
-
-named_enum! {
-    /// UDP inter-arrival times.
-    pub enum Arrivals ("arrival process") {
-        /// Exponential gaps with the rate's mean (the default: background
-        /// traffic from many sources).
-        Poisson = "poisson",
-        /// Equal gaps.
-        Periodic = "periodic",
     }
 }
 
@@ -800,4 +792,257 @@ pub fn unknown_node(path: &str, name: &str, hosts: &[String], switches: &[&str])
             known.join(", ")
         ),
     )
+}
+
+// Each kind's estimate of itself (spec/cost.rs; added up in estimate.rs).
+
+impl Estimated for WorkloadSpec {
+    fn estimate(&self, cx: &EstimateCtx) -> WorkloadCost {
+        match self {
+            WorkloadSpec::Incast(w) => w.estimate(cx),
+            WorkloadSpec::Bulk(w) => w.estimate(cx),
+            WorkloadSpec::Short(w) => w.estimate(cx),
+            WorkloadSpec::NfsRead(w) => w.estimate(cx),
+            WorkloadSpec::Udp(w) => w.estimate(cx),
+        }
+    }
+}
+
+/// The MSS a workload's packets are counted in (UDP has none: 1460).
+fn mss_of(cx: &EstimateCtx) -> u32 {
+    cx.tcp.map_or(1460, |t| t.mss)
+}
+
+impl Estimated for IncastSpec {
+    /// Every round's replies (sru or block) and requests, in segments, and
+    /// the warm-up's request and answer per server.
+    fn estimate(&self, cx: &EstimateCtx) -> WorkloadCost {
+        let mss = mss_of(cx);
+        let servers = self.servers(cx.hosts);
+        let n = servers.len() as u64;
+        let per_round = segments(self.round_bytes(n), mss)
+            .saturating_add(n)
+            .saturating_add(n.saturating_mul(segments(self.request().get(), mss)));
+        let setup = if self.warmup == Some(true) { 2 * n } else { 0 };
+        let round = self.round_bytes(n.max(1));
+        let first = servers.first().map_or("", String::as_str);
+        let end = cx.tcp.map(|tcp| {
+            Transfers {
+                src: first,
+                dst: &self.client,
+                last_open: self.start.unwrap_or(Time::ZERO),
+                per_flow: round.div_ceil(n.max(1)),
+                bytes: round,
+                rounds: self.rounds() as u64,
+                extra_rtts: setup,
+                think: self.response_jitter.unwrap_or(Time::ZERO),
+                at_least: Time::ZERO,
+            }
+            .end(cx, tcp)
+        });
+        WorkloadCost {
+            connections: n,
+            udp_flows: 0,
+            hops: cx.most_hops(servers.iter().map(|s| (s.as_str(), self.client.as_str()))),
+            pairs: servers
+                .into_iter()
+                .map(|s| (s, self.client.clone()))
+                .collect(),
+            end,
+            packets: Some(Term {
+                value: per_round
+                    .saturating_mul(self.rounds() as u64)
+                    .saturating_add(setup),
+                path: cx.path.clone(),
+                how: format!(
+                    "{} rounds x {n} servers x their replies (sru or block) in {mss}-byte segments",
+                    self.rounds()
+                ),
+            }),
+            pace: Pace::Shared,
+        }
+    }
+}
+
+impl Estimated for BulkSpec {
+    /// Its size in segments; without a size it sends until the run ends.
+    fn estimate(&self, cx: &EstimateCtx) -> WorkloadCost {
+        let mss = mss_of(cx);
+        let size = self.size.map_or(0, |s| s.get());
+        let packets = match self.size {
+            Some(s) => Term {
+                value: segments(s.get(), mss),
+                path: format!("{}.size", cx.path),
+                how: format!("\"{s}\" in {mss}-byte segments"),
+            },
+            None => Term {
+                value: u64::MAX,
+                path: "duration".into(),
+                how: "a bulk flow without a size sends until the run ends".into(),
+            },
+        };
+        let end = cx.tcp.map(|tcp| {
+            Transfers {
+                src: &self.src,
+                dst: &self.dst,
+                last_open: self.start.unwrap_or(Time::ZERO),
+                per_flow: size,
+                bytes: size,
+                rounds: 1,
+                extra_rtts: 0,
+                think: Time::ZERO,
+                at_least: Time::ZERO,
+            }
+            .end(cx, tcp)
+        });
+        WorkloadCost {
+            connections: 1,
+            udp_flows: 0,
+            hops: cx.hops(&self.src, &self.dst),
+            pairs: vec![(self.src.clone(), self.dst.clone())],
+            end,
+            packets: Some(packets),
+            pace: Pace::Shared,
+        }
+    }
+}
+
+impl Estimated for ShortSpec {
+    /// Its flows' bytes in segments.
+    fn estimate(&self, cx: &EstimateCtx) -> WorkloadCost {
+        let mss = mss_of(cx);
+        let size = self.flow_bytes(mss);
+        let end = cx.tcp.map(|tcp| {
+            let spread = self.spread.unwrap_or(Time::ZERO);
+            Transfers {
+                src: &self.src,
+                dst: &self.dst,
+                last_open: self.start.unwrap_or(Time::ZERO).saturating_add(spread),
+                per_flow: size,
+                bytes: size.saturating_mul(self.count as u64),
+                rounds: 1,
+                extra_rtts: 0,
+                think: Time::ZERO,
+                at_least: Time::ZERO,
+            }
+            .end(cx, tcp)
+        });
+        WorkloadCost {
+            connections: self.count as u64,
+            udp_flows: 0,
+            hops: cx.hops(&self.src, &self.dst),
+            pairs: vec![(self.src.clone(), self.dst.clone())],
+            end,
+            packets: Some(Term {
+                value: segments(size, mss).saturating_mul(self.count as u64),
+                path: cx.path.clone(),
+                how: format!(
+                    "{} flows x {size} bytes each in {mss}-byte segments",
+                    self.count
+                ),
+            }),
+            pace: Pace::Shared,
+        }
+    }
+}
+
+impl Estimated for NfsReadSpec {
+    /// Per reply, its segments and its request's; with a duration, no more
+    /// replies than the server's link carries in that time (its clients
+    /// share it). READs smaller than a segment are packets of their own.
+    fn estimate(&self, cx: &EstimateCtx) -> WorkloadCost {
+        let mss = mss_of(cx);
+        let clients = self.clients(cx.hosts);
+        let n = clients.len() as u64;
+        let reply = self
+            .io_size()
+            .get()
+            .saturating_add(self.reply_header().get());
+        let reply_segments = segments(reply, mss);
+        let per_reply = reply_segments.saturating_add(segments(self.request().get(), mss));
+        let replies = self.requests().saturating_mul(n);
+        let mut term = Term {
+            value: replies.saturating_mul(per_reply),
+            path: format!("{}.file_size", cx.path),
+            how: format!(
+                "{n} clients x {} READs x {per_reply} segments (reply and request)",
+                self.requests()
+            ),
+        };
+        let start = self.start.unwrap_or(Time::ZERO);
+        if let Some(d) = cx.duration {
+            let time = d.saturating_sub(start.min(d));
+            let wire = reply.saturating_add(reply_segments.saturating_mul(HEADERS));
+            let fit = mul_div(
+                cx.access,
+                time.0,
+                (8 * PS_PER_SEC).saturating_mul(wire.max(1)),
+            )
+            .saturating_add(1);
+            if fit < replies {
+                term = Term {
+                    value: fit.saturating_mul(per_reply),
+                    path: "duration".into(),
+                    how: format!(
+                        "\"{time}\" of READ replies of {reply} bytes at {} bits/s (the server's link), {per_reply} segments each",
+                        approx(cx.access)
+                    ),
+                };
+            }
+        }
+        let first = clients.first().map_or("", String::as_str);
+        let end = cx.tcp.map(|tcp| {
+            // The server's disk, when slower than the network, sets the
+            // pace: every client's file at its rate.
+            let files = self.file_size.get().saturating_mul(n);
+            let disk = self.disk_rate.map_or(Time::ZERO, |d| {
+                Time(mul_div(files, 8 * PS_PER_SEC, d.get()))
+            });
+            Transfers {
+                src: &self.server,
+                dst: first,
+                last_open: start,
+                per_flow: self.reply_bytes(),
+                bytes: self.reply_bytes().saturating_mul(n),
+                rounds: 1,
+                extra_rtts: self.requests().div_ceil(self.outstanding().max(1) as u64),
+                think: Time::ZERO,
+                at_least: disk,
+            }
+            .end(cx, tcp)
+        });
+        WorkloadCost {
+            connections: n,
+            udp_flows: 0,
+            hops: cx.most_hops(clients.iter().map(|c| (self.server.as_str(), c.as_str()))),
+            pairs: Vec::new(),
+            end,
+            packets: Some(term),
+            pace: Pace::Own,
+        }
+    }
+}
+
+impl Estimated for UdpSpec {
+    /// Its rate over the time it runs (the duration: UDP needs one).
+    fn estimate(&self, cx: &EstimateCtx) -> WorkloadCost {
+        let size = self.packet_size.unwrap_or(DEFAULT_UDP_PACKET);
+        let time = cx
+            .duration
+            .unwrap_or(Time::ZERO)
+            .saturating_sub(self.start.unwrap_or(Time::ZERO));
+        WorkloadCost {
+            connections: 0,
+            udp_flows: 1,
+            hops: cx.hops(&self.src, &self.dst),
+            pairs: Vec::new(),
+            end: None,
+            packets: Some(Term {
+                value: mul_div(self.rate.get(), time.0, 8 * PS_PER_SEC * size.get().max(1)),
+                path: format!("{}.rate", cx.path),
+                how: format!("{} for \"{time}\" in {size} datagrams", self.rate),
+            }),
+            pace: Pace::Datagrams,
+        }
+    }
 }

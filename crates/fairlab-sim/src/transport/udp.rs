@@ -8,11 +8,7 @@ use crate::engine::Rng;
 use crate::packet::{flags, FiveTuple, NodeId, Packet, UDP_IP_HEADER};
 use crate::units::{BitsPerSec, Bytes, Time};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Arrivals {
-    Periodic,
-    Poisson,
-}
+pub use crate::vocab::Arrivals;
 
 #[derive(Clone, Debug)]
 pub struct UdpFlow {

@@ -11,7 +11,7 @@
 //! congestion-control modules, qdiscs), measured by the Python side.
 
 use crate::spec::{
-    Buffer, CcName, Discipline, PathsName, ProfileName, Resolution, Resolved, Scenario,
+    BufferLimit, CcKind, Discipline, PathsName, ProfileName, Resolution, Resolved, Scenario,
     ScenarioError, SelectionName, ShaperSpec, TcpSettings, TcpSpec, TopologySpec, WorkloadSpec,
     TCP_IP_HEADER,
 };
@@ -345,27 +345,7 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
     let hosts = resolved.hosts.clone();
 
     // Nodes and links.
-    let mut nodes: Vec<PlanNode> = hosts
-        .iter()
-        .enumerate()
-        .map(|(i, h)| PlanNode {
-            name: h.clone(),
-            kind: "host".into(),
-            addr: sc
-                .host
-                .addresses
-                .get(h)
-                .cloned()
-                .unwrap_or_else(|| sc.topology.planned_addr(i).to_string()),
-        })
-        .collect();
-    for s in sc.switch_names() {
-        nodes.push(PlanNode {
-            name: s.to_string(),
-            kind: "switch".into(),
-            addr: String::new(),
-        });
-    }
+    let nodes = plan_nodes(sc, &hosts);
     let addr_of: HashMap<&str, &str> = nodes
         .iter()
         .filter(|n| n.kind == "host")
@@ -491,6 +471,32 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
     })
 }
 
+/// Every host (with its address) and switch.
+fn plan_nodes(sc: &Scenario, hosts: &[String]) -> Vec<PlanNode> {
+    let mut nodes: Vec<PlanNode> = hosts
+        .iter()
+        .enumerate()
+        .map(|(i, h)| PlanNode {
+            name: h.clone(),
+            kind: "host".into(),
+            addr: sc
+                .host
+                .addresses
+                .get(h)
+                .cloned()
+                .unwrap_or_else(|| sc.topology.planned_addr(i).to_string()),
+        })
+        .collect();
+    for s in sc.switch_names() {
+        nodes.push(PlanNode {
+            name: s.to_string(),
+            kind: "switch".into(),
+            addr: String::new(),
+        });
+    }
+    nodes
+}
+
 /// Names every connection and UDP flow (TCP connections in workload order,
 /// then UDP flows, as the simulator numbers them), and the agents' work.
 fn workloads(
@@ -608,7 +614,18 @@ fn workloads(
             }),
         }
     }
-    // UDP flows after the connections, as the simulator numbers them.
+    udp_flows(sc, mtu, book, &mut workloads)?;
+    Ok(workloads)
+}
+
+/// The UDP flows, numbered after the connections as the simulator numbers
+/// them, in their workloads' places.
+fn udp_flows(
+    sc: &Scenario,
+    mtu: u32,
+    book: &mut FlowBook,
+    workloads: &mut [PlanWorkload],
+) -> Result<(), ScenarioError> {
     for (wi, w) in sc.workloads.iter().enumerate() {
         let WorkloadSpec::Udp(u) = w else { continue };
         let id = book.flows.len() as u32;
@@ -652,7 +669,7 @@ fn workloads(
                 .to_string(),
         };
     }
-    Ok(workloads)
+    Ok(())
 }
 
 /// The flows of a plan as they are named, and each host pair's TCP
@@ -925,20 +942,20 @@ fn check_delays(
 /// What the kernel calls a congestion control, or a refusal.
 fn congctl(
     path: &str,
-    cc: CcName,
+    cc: CcKind,
     machine: &Machine,
 ) -> Result<(String, Option<String>), ScenarioError> {
     let (name, note) = match cc {
-        CcName::Reno => (
+        CcKind::Reno => (
             "reno",
             Some("\"reno\" as Linux reno, which recovers as NewReno (RFC 6582), not as classic Reno".to_string()),
         ),
-        CcName::NewReno => ("reno", None),
-        CcName::Cubic => ("cubic", None),
-        CcName::Bic => ("bic", None),
-        CcName::Vegas => ("vegas", None),
-        CcName::Dctcp => ("dctcp", None),
-        CcName::BicPaper => {
+        CcKind::NewReno => ("reno", None),
+        CcKind::Cubic => ("cubic", None),
+        CcKind::Bic => ("bic", None),
+        CcKind::Vegas => ("vegas", None),
+        CcKind::Dctcp => ("dctcp", None),
+        CcKind::BicPaper => {
             return Err(err(
                 format!("{path}.cc"),
                 "\"bic_paper\" is not supported by the namespace backend (no kernel module runs the paper's rules); expected one of the kernel's: ".to_string()
@@ -1139,14 +1156,14 @@ fn queue(
     sc: &Scenario,
     machine: &Machine,
     disc: Discipline,
-    limit: Buffer,
+    limit: BufferLimit,
     field: &str,
     rate: BitsPerSec,
 ) -> Result<PlanQueue, ScenarioError> {
     let has = |q: &str| machine.qdiscs.iter().any(|x| x == q);
     let (kind, n) = match limit {
-        Buffer::Bytes(b) => ("bfifo", b.get()),
-        Buffer::Packets(p) => ("pfifo", p as u64),
+        BufferLimit::Bytes(b) => ("bfifo", b.get()),
+        BufferLimit::Packets(p) => ("pfifo", p as u64),
     };
     let mut params = BTreeMap::new();
     let kind = match disc {
@@ -1195,8 +1212,8 @@ fn queue(
         }
     };
     let limit_n = match (kind, limit) {
-        ("red", Buffer::Packets(p)) => p as u64 * 1500,
-        ("sfq", Buffer::Bytes(b)) => (b.get() / 1500).max(1),
+        ("red", BufferLimit::Packets(p)) => p as u64 * 1500,
+        ("sfq", BufferLimit::Bytes(b)) => (b.get() / 1500).max(1),
         _ => n,
     };
     Ok(PlanQueue {
@@ -1302,8 +1319,8 @@ fn port(
         },
     };
     let txqueuelen = match (host, sc.host.nic_queue) {
-        (true, Buffer::Packets(p)) => p,
-        (true, Buffer::Bytes(b)) => (b.get() / 1500).max(1) as u32,
+        (true, BufferLimit::Packets(p)) => p,
+        (true, BufferLimit::Bytes(b)) => (b.get() / 1500).max(1) as u32,
         _ => 1000,
     };
     Ok(PlanPort {
@@ -1320,7 +1337,7 @@ fn port(
 }
 
 /// A graph topology's own buffer for the port of `node` toward `peer`.
-fn link_buffer(sc: &Scenario, node: &str, peer: &str) -> Option<Buffer> {
+fn link_buffer(sc: &Scenario, node: &str, peer: &str) -> Option<BufferLimit> {
     let g = sc.topology.graph()?;
     let (x, y) = (*g.index.get(node)?, *g.index.get(peer)?);
     let &(_, l) = g.adj[x as usize].iter().find(|e| e.0 == y)?;

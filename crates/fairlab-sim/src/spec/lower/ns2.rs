@@ -11,9 +11,9 @@
 //! says so (docs/scenario.md, "Backend support").
 
 use crate::spec::{
-    ArbitrationName, Arrivals, Buffer, CcName, Clock, Discipline, NicQdisc, NicRoot, PathsName,
-    ProfileName, Resolved, RtoDelay, Scenario, ScenarioError, SelectionName, TcpSettings,
-    TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
+    ArbitrationName, Arrivals, BufferLimit, CcKind, Clock, Discipline, NicQdisc, NicRoot,
+    PathsName, ProfileName, Resolved, RtoDelay, Scenario, ScenarioError, SelectionName,
+    TcpSettings, TopologySpec, TxqSelect, WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::units::{BitsPerSec, Time};
 use serde::Serialize;
@@ -438,7 +438,7 @@ fn tied_switches<'a>(
 }
 
 /// A graph topology's own buffer for the port of `node` toward `peer`.
-fn link_buffer(sc: &Scenario, node: &str, peer: &str) -> Option<(Buffer, String)> {
+fn link_buffer(sc: &Scenario, node: &str, peer: &str) -> Option<(BufferLimit, String)> {
     let g = sc.topology.graph()?;
     let (x, y) = (*g.index.get(node)?, *g.index.get(peer)?);
     let &(_, li) = g.adj[x as usize].iter().find(|e| e.0 == y)?;
@@ -520,10 +520,10 @@ fn port_queue(
     }
 }
 
-fn droptail(limit: Buffer) -> PlanQueue {
+fn droptail(limit: BufferLimit) -> PlanQueue {
     let (limit_pkts, limit_bytes) = match limit {
-        Buffer::Packets(n) => (Some(n as u64), None),
-        Buffer::Bytes(b) => (None, Some(b.get())),
+        BufferLimit::Packets(n) => (Some(n as u64), None),
+        BufferLimit::Bytes(b) => (None, Some(b.get())),
     };
     PlanQueue {
         kind: "droptail".into(),
@@ -540,7 +540,7 @@ fn droptail(limit: Buffer) -> PlanQueue {
 fn red(
     sc: &Scenario,
     node: &str,
-    limit: Buffer,
+    limit: BufferLimit,
     limit_field: &str,
     rate: BitsPerSec,
     mss: u32,
@@ -549,7 +549,7 @@ fn red(
     let r = &sc.queue.red;
     let mut q = droptail(limit);
     q.kind = "red".into();
-    let in_bytes = matches!(limit, Buffer::Bytes(_));
+    let in_bytes = matches!(limit, BufferLimit::Bytes(_));
     let b = |x: bool| json!(u8::from(x));
     q.vars = BTreeMap::from([
         ("thresh_".to_string(), json!(r.min_th)),
@@ -633,8 +633,8 @@ fn agent(
         }
     };
     let base = match t.cc {
-        CcName::Reno => "Reno",
-        CcName::NewReno => "Newreno",
+        CcKind::Reno => "Reno",
+        CcKind::NewReno => "Newreno",
         other => {
             return Err(err(
                 at("cc"),
@@ -686,7 +686,7 @@ fn agent(
         // sent for each, the timer restarted once): asked by cc newreno.
         (
             "partial_ack_".to_string(),
-            flag(t.sack && t.cc == CcName::NewReno),
+            flag(t.sack && t.cc == CcKind::NewReno),
         ),
     ]);
     let mut sink = String::from("TCPSink");

@@ -4,6 +4,7 @@
 //! onto them and refuses, by field path, what the simulator cannot honour.
 
 mod bulk;
+mod common;
 mod endpoints;
 mod incast;
 mod network;
@@ -13,111 +14,14 @@ mod queues;
 mod short;
 mod udp;
 
-use crate::net::{NodeId, Shaper};
-use crate::queue::{Arbitration, BufferLimit, DropTail, HcfConfig, Period, Queue};
-use crate::sim::{Series, Simulation, TxqSelect as SimTxqSelect};
-use crate::spec::{
-    ArbitrationName, Buffer, CcName, Clock, HcfPeriod, HcfSpec, HostStack, Resolved, RtoDelay,
-    Scenario, ScenarioError, ShaperSpec, TcpSettings, TxqSelect, TCP_IP_HEADER,
-};
-use crate::transport::tcp::cc::CcKind;
-use crate::transport::tcp::{Pacing, RtoDelay as SimRtoDelay, TcpConfig, TimerClock};
+pub use common::tcp_config;
+
+use crate::net::NodeId;
+use crate::sim::{Series, Simulation};
+use crate::spec::{Scenario, ScenarioError, TCP_IP_HEADER};
 use crate::units::{Bytes, Time};
+use common::{Cx, RNG_HOST, RNG_SWITCH, RNG_TXHASH};
 use queues::Queues;
-use std::collections::HashMap;
-
-fn buffer(b: Buffer) -> BufferLimit {
-    match b {
-        Buffer::Bytes(n) => BufferLimit::Bytes(n),
-        Buffer::Packets(n) => BufferLimit::Packets(n),
-    }
-}
-
-fn cc(c: CcName) -> CcKind {
-    match c {
-        CcName::Reno => CcKind::Reno,
-        CcName::NewReno => CcKind::NewReno,
-        CcName::Cubic => CcKind::Cubic,
-        CcName::Bic => CcKind::Bic,
-        CcName::BicPaper => CcKind::BicPaper,
-        CcName::Vegas => CcKind::Vegas,
-        CcName::Dctcp => CcKind::Dctcp,
-    }
-}
-
-fn clock(c: Clock) -> TimerClock {
-    match c {
-        Clock::Jiffies { hz } => TimerClock::jiffies(hz),
-        Clock::Granular { tick } => TimerClock::granular(tick),
-    }
-}
-
-/// The simulator's TCP configuration of resolved settings.
-pub fn tcp_config(s: &TcpSettings) -> TcpConfig {
-    TcpConfig {
-        mss: s.mss,
-        initial_window: s.initial_window,
-        receive_window: s.receive_window,
-        min_rto: s.min_rto,
-        max_rto: s.max_rto,
-        initial_rto: s.initial_rto,
-        clock: clock(s.clock),
-        granularity: s.granularity,
-        delayed_ack: s.delayed_ack,
-        delayed_ack_timeout: s.delayed_ack_timeout,
-        dupack_threshold: s.dupack_threshold,
-        slow_start_after_idle: s.slow_start_after_idle,
-        cwnd_validation: s.cwnd_validation,
-        cc: cc(s.cc),
-        sack: s.sack,
-        ecn: s.ecn,
-        randomize_rto: s.randomize_rto,
-        rto_delay: match s.rto_delay {
-            RtoDelay::Off => SimRtoDelay::Off,
-            RtoDelay::Upto(t) => SimRtoDelay::Upto(t),
-            RtoDelay::Adaptive => SimRtoDelay::Adaptive,
-        },
-        limited_transmit: s.limited_transmit,
-        recover_check: s.recover_check,
-        slow_start: s.slow_start,
-        rtt_timestamps: s.rtt_timestamps,
-        max_retransmits: s.max_retransmits,
-        backoff_restarts_srtt: s.backoff_restarts_srtt,
-        max_backoff: s.max_backoff,
-        halve_window: s.halve_window,
-        ns2_recovery: s.ns2_recovery,
-        idle_restart: s.idle_restart,
-        ns2_limited_transmit: s.ns2_limited_transmit,
-        ns2_rto: s.ns2_rto,
-        ns2_sack1: s.ns2_sack1,
-        pacing: Pacing {
-            enabled: s.pacing.enabled,
-            ss_ratio: s.pacing.ss_ratio,
-            ca_ratio: s.pacing.ca_ratio,
-            initial_burst: s.pacing.initial_burst,
-        },
-        small_queues: s.small_queues,
-    }
-}
-
-/// HCF's configuration for a port of `limit` (validated: each half holds
-/// a packet).
-fn hcf_config(h: &HcfSpec, limit: Buffer, packet: Bytes) -> HcfConfig {
-    let (hp, lp) = limit.split(h.hp_share, packet).expect("validated");
-    HcfConfig {
-        hp_limit: buffer(hp),
-        lp_limit: buffer(lp),
-        bins: h.bins,
-        c0: h.c0,
-        period: match h.period {
-            HcfPeriod::Dynamic => Period::Dynamic,
-            HcfPeriod::Fixed(t) => Period::Fixed(t),
-        },
-        hashes: h.hashes,
-        byte_credits: h.byte_credits,
-        swap: h.swap,
-    }
-}
 
 /// Refuses what a valid spec may say but the simulator cannot do.
 fn check_supported(sc: &Scenario) -> Result<(), ScenarioError> {
@@ -131,112 +35,6 @@ fn check_supported(sc: &Scenario) -> Result<(), ScenarioError> {
         }
     }
     Ok(())
-}
-
-/// The simulator's shaper of a validated spec.
-fn shaper(s: &ShaperSpec) -> Shaper {
-    match s {
-        ShaperSpec::Tbf(t) => Shaper::tbf(t.rate, t.burst),
-        ShaperSpec::Htb(h) => Shaper::htb(h.rate, h.burst(), h.cburst()),
-    }
-}
-
-/// What a port's queue is, as a scenario says it (for the lowering's
-/// refusals).
-fn what_queue(q: &Queue) -> &'static str {
-    match q {
-        Queue::DropTail(_) => "discipline \"droptail\"",
-        Queue::Hcf(_) => "discipline \"hcf\"",
-        Queue::Red(_) => "discipline \"red\"",
-        Queue::Sfq(_) => "discipline \"sfq\"",
-        Queue::Drr(_) => "discipline \"drr\"",
-        Queue::Priority(_) => "discipline \"priority\"",
-        Queue::Nic(_) => "a multi-queue NIC (host.nic_queues above 1)",
-    }
-}
-
-fn droptail(limit: BufferLimit, ecn: Option<BufferLimit>) -> Queue {
-    match ecn {
-        Some(k) => Queue::DropTail(DropTail::with_ecn(limit, k)),
-        None => Queue::DropTail(DropTail::new(limit)),
-    }
-}
-
-/// Splits a limit into two shares.
-fn split(limit: BufferLimit, share: f64) -> (BufferLimit, BufferLimit) {
-    match limit {
-        BufferLimit::Packets(n) => {
-            let h = ((n as f64) * share).round().max(1.0) as u32;
-            (
-                BufferLimit::Packets(h),
-                BufferLimit::Packets(n.saturating_sub(h).max(1)),
-            )
-        }
-        BufferLimit::Bytes(b) => {
-            let h = ((b.get() as f64) * share).round() as u64;
-            (
-                BufferLimit::Bytes(crate::units::Bytes(h)),
-                BufferLimit::Bytes(crate::units::Bytes(b.get() - h)),
-            )
-        }
-    }
-}
-
-/// Component keys of the RNG streams (see `engine::rng`).
-const RNG_WORKLOAD: u64 = 1;
-const RNG_HOST: u64 = 2;
-const RNG_TCP: u64 = 3;
-const RNG_QUEUE: u64 = 4;
-const RNG_UDP: u64 = 5;
-const RNG_NIC: u64 = 6;
-const RNG_ECMP: u64 = 7;
-const RNG_SWITCH: u64 = 8;
-const RNG_NIC_QDISC: u64 = 9;
-const RNG_TXHASH: u64 = 10;
-const RNG_NIC_ROOT: u64 = 11;
-
-fn arbitration(s: &HostStack) -> Arbitration {
-    match s.arbitration {
-        ArbitrationName::Packet => Arbitration::Packet,
-        ArbitrationName::Batch => Arbitration::Batch(s.batch),
-        ArbitrationName::Weighted => Arbitration::Weighted(s.weights.clone()),
-        ArbitrationName::Posted => Arbitration::Posted,
-    }
-}
-
-fn txq_select(t: TxqSelect) -> SimTxqSelect {
-    match t {
-        TxqSelect::Hash => SimTxqSelect::Hash,
-        TxqSelect::Cached => SimTxqSelect::Cached,
-        TxqSelect::Rethink => SimTxqSelect::Rethink,
-        TxqSelect::LeastLoaded => SimTxqSelect::LeastLoaded,
-    }
-}
-
-/// What every part of a build reads: the scenario, what resolving it
-/// found, the run's seed, and the network's node ids by name.
-pub(super) struct Cx<'a> {
-    pub sc: &'a Scenario,
-    pub resolved: &'a Resolved,
-    pub seed: u64,
-    /// Node ids by name, once: a lookup per endpoint by scanning every
-    /// node is quadratic in a topology of many hosts.
-    ids: HashMap<String, NodeId>,
-}
-
-impl Cx<'_> {
-    /// The node named `name`, which field `path` names.
-    fn node(&self, path: &str, name: &str) -> Result<NodeId, ScenarioError> {
-        self.ids.get(name).copied().ok_or_else(|| {
-            ScenarioError::new(path, format!("{name:?} is not a node of the topology"))
-        })
-    }
-
-    /// Workload `wi`'s maximum segment size (its TCP settings', else [tcp]'s).
-    fn mss(&self, wi: usize) -> u32 {
-        let r = self.resolved;
-        r.workload_tcp(wi).unwrap_or(&r.tcp).mss
-    }
 }
 
 /// Builds the simulation of `sc` with `seed` (the scenario's own seed when `None`).
@@ -294,13 +92,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     sim.index_flows();
     if with_stack {
         let stack = &queues.stack;
-        sim.set_host_stack(
-            txq_select(stack.txq_select),
-            stack.rebalance,
-            tsq,
-            seed,
-            RNG_TXHASH,
-        );
+        sim.set_host_stack(stack.txq_select, stack.rebalance, tsq, seed, RNG_TXHASH);
     }
     sim.handshake = resolved.tcp.handshake;
     Ok(sim)
@@ -338,25 +130,7 @@ fn drop_trace(sc: &Scenario, sim: &mut Simulation) -> Result<(), ScenarioError> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::ProfileName;
-    use crate::transport::tcp::Profile;
-
-    #[test]
-    fn each_spec_profile_lowers_to_the_simulators_profile_of_that_name() {
-        for p in ProfileName::ALL {
-            let sim = Profile::parse(p.name()).expect("the simulator knows the profile");
-            assert_eq!(tcp_config(&p.settings()), sim.config(), "{p}");
-        }
-        assert_eq!(Profile::ALL.len(), ProfileName::ALL.len());
-    }
-
-    #[test]
-    fn every_congestion_control_name_lowers_to_the_same_name() {
-        for c in CcName::ALL {
-            assert_eq!(cc(*c).name(), c.name());
-        }
-        assert_eq!(CcKind::ALL.len(), CcName::ALL.len());
-    }
+    use crate::net::Shaper;
 
     #[test]
     fn the_specs_header_size_is_the_simulators() {

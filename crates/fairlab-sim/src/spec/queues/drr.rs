@@ -2,7 +2,9 @@
 //! quantum of one 1500-byte packet keeps it O(1).
 
 use super::sfq::check_buckets;
-use crate::spec::ScenarioError;
+use crate::spec::cost::PortCost;
+use crate::spec::error::ScenarioError;
+use crate::spec::limits::BUCKET_BYTES;
 use crate::units::Bytes;
 use serde::{Deserialize, Serialize};
 
@@ -43,5 +45,11 @@ impl DrrSpec {
             ));
         }
         Ok(())
+    }
+}
+
+impl PortCost for DrrSpec {
+    fn port_bytes(&self) -> (u64, &'static str) {
+        (self.buckets as u64 * BUCKET_BYTES, "queue.drr.buckets")
     }
 }

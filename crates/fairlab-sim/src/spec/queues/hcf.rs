@@ -1,10 +1,14 @@
 //! `[queue.hcf]`: Hashed Credits Fair (Shpiner and Keslassy). Defaults are
 //! the baseline of the HCF study (Section V-B).
 
-use super::{check_number, Buffer};
-use crate::spec::limits::check_time;
-use crate::spec::ScenarioError;
+use crate::spec::check::check_number;
+use crate::spec::check::check_time;
+use crate::spec::cost::{PortCost, PortCtx};
+use crate::spec::error::ScenarioError;
+use crate::spec::limits::{approx, Term, BIN_BYTES};
 use crate::units::{Bytes, Time};
+use crate::vocab::BufferLimit;
+pub use crate::vocab::Period;
 use serde::de::{self, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::fmt;
@@ -14,38 +18,29 @@ use std::fmt;
 /// port's state bounded.
 pub const MAX_BINS: u32 = 1 << 20;
 
-/// How priority periods end.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HcfPeriod {
-    /// When the HP queue empties (Algorithm 1).
-    Dynamic,
-    /// Every so often, whatever the queues hold (Section IV-C).
-    Fixed(Time),
-}
-
-impl Serialize for HcfPeriod {
+impl Serialize for Period {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            HcfPeriod::Dynamic => s.serialize_str("dynamic"),
-            HcfPeriod::Fixed(t) => s.serialize_str(&t.to_string()),
+            Period::Dynamic => s.serialize_str("dynamic"),
+            Period::Fixed(t) => s.serialize_str(&t.to_string()),
         }
     }
 }
 
-impl<'de> Deserialize<'de> for HcfPeriod {
+impl<'de> Deserialize<'de> for Period {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl Visitor<'_> for V {
-            type Value = HcfPeriod;
+            type Value = Period;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("\"dynamic\" or a positive duration such as \"1ms\"")
             }
-            fn visit_str<E: de::Error>(self, s: &str) -> Result<HcfPeriod, E> {
+            fn visit_str<E: de::Error>(self, s: &str) -> Result<Period, E> {
                 if s == "dynamic" {
-                    return Ok(HcfPeriod::Dynamic);
+                    return Ok(Period::Dynamic);
                 }
                 match Time::parse(s) {
-                    Ok(t) => Ok(HcfPeriod::Fixed(t)),
+                    Ok(t) => Ok(Period::Fixed(t)),
                     Err(_) => Err(E::custom(format!("{s:?} is not a priority period; expected \"dynamic\" or a positive duration such as \"1ms\""))),
                 }
             }
@@ -69,8 +64,8 @@ fn default_hp_share() -> f64 {
 fn default_true() -> bool {
     true
 }
-fn default_period() -> HcfPeriod {
-    HcfPeriod::Dynamic
+fn default_period() -> Period {
+    Period::Dynamic
 }
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -84,7 +79,7 @@ pub struct HcfSpec {
     pub c0: u32,
     /// "dynamic" (the period ends when HP empties) or a fixed duration.
     #[serde(default = "default_period")]
-    pub period: HcfPeriod,
+    pub period: Period,
     /// kappa hash functions (Bloom counter with conservative update when > 1).
     #[serde(default = "default_hashes")]
     pub hashes: u32,
@@ -146,7 +141,7 @@ impl HcfSpec {
             |v| v > 0.0 && v < 1.0,
             "a fraction strictly between 0 and 1",
         )?;
-        if let HcfPeriod::Fixed(t) = self.period {
+        if let Period::Fixed(t) = self.period {
             if t == Time::ZERO {
                 return Err(err(
                     "period",
@@ -161,16 +156,40 @@ impl HcfSpec {
     /// The HP and LP limits of a port of `limit`; each must hold a packet.
     pub fn check_limit(
         &self,
-        limit: Buffer,
+        limit: BufferLimit,
         packet: Bytes,
         limit_path: &str,
     ) -> Result<(), ScenarioError> {
-        match limit.split(self.hp_share, packet) {
-            Some(_) => Ok(()),
-            None => Err(ScenarioError::new(
+        let (hp, lp) = limit.split(self.hp_share);
+        match hp.holds_one(packet) && lp.holds_one(packet) {
+            true => Ok(()),
+            false => Err(ScenarioError::new(
                 limit_path,
                 format!("\"{limit}\" split by hcf.hp_share = {} leaves an HP or LP queue smaller than one packet; expected each to hold at least {packet}", self.hp_share),
             )),
         }
+    }
+}
+
+impl PortCost for HcfSpec {
+    /// A fixed period renews every port's credits once per period.
+    fn periodic_work(&self, cx: &PortCtx) -> Option<Term> {
+        let Period::Fixed(p) = self.period else {
+            return None;
+        };
+        let periods = (cx.horizon.0 / p.0.max(1)).saturating_add(1);
+        Some(Term {
+            value: periods.saturating_mul(cx.ports),
+            path: "queue.hcf.period".into(),
+            how: format!(
+                "{} fixed periods of \"{p}\" over \"{}\" at {} HCF ports",
+                approx(periods),
+                cx.horizon,
+                cx.ports
+            ),
+        })
+    }
+    fn port_bytes(&self) -> (u64, &'static str) {
+        (self.bins as u64 * BIN_BYTES, "queue.hcf.bins")
     }
 }

@@ -11,91 +11,19 @@ mod sfq;
 mod shaper;
 
 pub use drr::DrrSpec;
-pub use hcf::{HcfPeriod, HcfSpec};
-pub use priority::{PriorityClass, PrioritySpec};
+pub use hcf::{HcfSpec, Period};
+pub use priority::{Class, PrioritySpec};
 pub use red::RedSpec;
 pub use sfq::SfqSpec;
 pub use shaper::{HtbSpec, ShaperSpec, TbfSpec, MININET_HTB_BURST, TC_HTB_MTU, TC_HZ};
 
-use super::names::named_enum;
-use super::ScenarioError;
+use super::check::limit_fits;
+use super::cost::PortCost;
+use crate::spec::error::ScenarioError;
 use crate::units::Bytes;
+use crate::vocab::named_enum;
+use crate::vocab::BufferLimit;
 use serde::{Deserialize, Serialize};
-use std::fmt;
-
-/// The most a queue may hold: bytes (a `bfifo`) or packets (a `pfifo`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Buffer {
-    Bytes(Bytes),
-    Packets(u32),
-}
-
-impl Buffer {
-    /// Parses `"64KiB"` (bytes) or `"20pkt"` / `"20 packets"` (packets).
-    pub fn parse(s: &str) -> Result<Buffer, String> {
-        let t = s.trim();
-        for suffix in ["packets", "packet", "pkts", "pkt", "p"] {
-            if let Some(n) = t.strip_suffix(suffix) {
-                let n = n.trim();
-                if !n.is_empty() && n.chars().all(|c| c.is_ascii_digit()) {
-                    return n.parse().map(Buffer::Packets).map_err(|_| buffer_expect(s));
-                }
-            }
-        }
-        Bytes::parse(t)
-            .map(Buffer::Bytes)
-            .map_err(|_| buffer_expect(s))
-    }
-
-    /// Whether one packet of `size` fits at all.
-    pub fn holds_one(&self, size: Bytes) -> bool {
-        match *self {
-            Buffer::Bytes(b) => b >= size,
-            Buffer::Packets(n) => n >= 1,
-        }
-    }
-
-    /// The most packets it can hold, packets being at least `smallest` bytes.
-    pub fn max_packets(&self, smallest: Bytes) -> u64 {
-        match *self {
-            Buffer::Bytes(b) => b.get() / smallest.get().max(1),
-            Buffer::Packets(n) => n as u64,
-        }
-    }
-
-    /// Splits into a share and the rest, each holding at least one packet
-    /// of `packet` (HCF's HP/LP and the priority pair); `None` when the
-    /// split leaves a part smaller than that.
-    pub fn split(&self, share: f64, packet: Bytes) -> Option<(Buffer, Buffer)> {
-        let (a, b) = match *self {
-            Buffer::Packets(n) => {
-                let h = ((n as f64) * share).round() as u32;
-                (Buffer::Packets(h), Buffer::Packets(n.saturating_sub(h)))
-            }
-            Buffer::Bytes(b) => {
-                let h = ((b.get() as f64) * share).round() as u64;
-                (
-                    Buffer::Bytes(Bytes(h)),
-                    Buffer::Bytes(Bytes(b.get().saturating_sub(h))),
-                )
-            }
-        };
-        (a.holds_one(packet) && b.holds_one(packet)).then_some((a, b))
-    }
-}
-
-fn buffer_expect(s: &str) -> String {
-    format!("{s:?} is not a valid buffer limit; expected a size such as \"64KiB\" or a packet count such as \"20pkt\"")
-}
-
-impl fmt::Display for Buffer {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Buffer::Bytes(b) => write!(f, "{b}"),
-            Buffer::Packets(n) => write!(f, "{n}pkt"),
-        }
-    }
-}
 
 named_enum! {
     /// What a switch output port runs.
@@ -130,12 +58,12 @@ pub struct QueueSpec {
     /// 64 KiB: the per-port buffer of the shallow commodity switches of the
     /// incast studies.
     #[serde(default = "QueueSpec::default_limit")]
-    pub limit: Buffer,
+    pub limit: BufferLimit,
     /// ECN marking threshold K (RFC 8257 (3.1)): ECN-capable packets that
     /// find the queue above K are marked CE. Off by default: the drop-tail
     /// switches of the incast studies did not mark.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_threshold: Option<Buffer>,
+    pub ecn_threshold: Option<BufferLimit>,
     /// A token-bucket shaper between each switch port's queue and its
     /// wire (Linux's `tbf` or `htb` on the interface). None by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -154,8 +82,8 @@ pub struct QueueSpec {
 }
 
 impl QueueSpec {
-    fn default_limit() -> Buffer {
-        Buffer::Bytes(Bytes(64 << 10))
+    fn default_limit() -> BufferLimit {
+        BufferLimit::Bytes(Bytes(64 << 10))
     }
 
     /// Every discipline checks its own parameters, used or not: a bad value
@@ -175,7 +103,7 @@ impl QueueSpec {
     pub fn check_port(
         &self,
         disc: Discipline,
-        limit: Buffer,
+        limit: BufferLimit,
         packet: Bytes,
         path: &str,
     ) -> Result<(), ScenarioError> {
@@ -188,6 +116,25 @@ impl QueueSpec {
         }
     }
 }
+
+impl QueueSpec {
+    /// The parameters of `disc`, as they estimate their cost.
+    pub fn port_cost(&self, disc: Discipline) -> &dyn PortCost {
+        match disc {
+            Discipline::Droptail => &NO_STATE,
+            Discipline::Hcf => &self.hcf,
+            Discipline::Red => &self.red,
+            Discipline::Sfq => &self.sfq,
+            Discipline::Drr => &self.drr,
+            Discipline::Priority => &self.priority,
+        }
+    }
+}
+
+/// Drop-tail: no state beyond its packets.
+struct NoState;
+const NO_STATE: NoState = NoState;
+impl PortCost for NoState {}
 
 impl Default for QueueSpec {
     fn default() -> Self {
@@ -214,51 +161,11 @@ pub struct PortSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub discipline: Option<Discipline>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub limit: Option<Buffer>,
+    pub limit: Option<BufferLimit>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub ecn_threshold: Option<Buffer>,
+    pub ecn_threshold: Option<BufferLimit>,
     /// This port's shaper, in place of `[queue]`'s (a switch port) or
     /// `[host]`'s (a host NIC).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shaper: Option<ShaperSpec>,
-}
-
-/// A buffer that cannot hold one packet of `packet` bytes is refused.
-pub fn limit_fits(path: &str, l: &Buffer, packet: Bytes) -> Result<(), ScenarioError> {
-    if l.holds_one(packet) {
-        Ok(())
-    } else {
-        Err(ScenarioError::new(
-            path,
-            format!("\"{l}\" is smaller than one packet; expected at least {packet} (the largest MSS + 40 bytes of headers) or \"1pkt\""),
-        ))
-    }
-}
-
-/// A finite number in `range` (NaN and infinities named as such).
-pub(crate) fn check_number(
-    path: &str,
-    v: f64,
-    ok: impl Fn(f64) -> bool,
-    allowed: &str,
-) -> Result<(), ScenarioError> {
-    if v.is_nan() {
-        return Err(ScenarioError::new(
-            path,
-            format!("NaN is not allowed; expected {allowed}"),
-        ));
-    }
-    if v.is_infinite() {
-        return Err(ScenarioError::new(
-            path,
-            format!("{v} (infinity) is not allowed; expected {allowed}"),
-        ));
-    }
-    if !ok(v) {
-        return Err(ScenarioError::new(
-            path,
-            format!("{v} is not allowed; expected {allowed}"),
-        ));
-    }
-    Ok(())
 }

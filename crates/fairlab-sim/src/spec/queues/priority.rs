@@ -2,29 +2,21 @@
 //! ("control": packets without TCP payload, or "udp"), and the share of the
 //! port's limit for that class.
 
-use super::{check_number, Buffer};
-use crate::spec::names::named_enum;
-use crate::spec::ScenarioError;
+use crate::spec::check::check_number;
+use crate::spec::cost::PortCost;
+use crate::spec::error::ScenarioError;
 use crate::units::Bytes;
+use crate::vocab::BufferLimit;
+pub use crate::vocab::Class;
 use serde::{Deserialize, Serialize};
 
 /// The smallest packet of the high class: a header-only TCP segment.
 const SMALLEST_PACKET: Bytes = Bytes(40);
 
-named_enum! {
-    /// Which packets are high priority.
-    pub enum PriorityClass ("priority class") {
-        /// Packets without TCP payload (pure ACKs, handshakes).
-        Control = "control",
-        /// UDP datagrams.
-        Udp = "udp",
-    }
-}
-
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct PrioritySpec {
-    pub high: PriorityClass,
+    pub high: Class,
     pub high_share: f64,
 }
 
@@ -34,7 +26,7 @@ impl Default for PrioritySpec {
     /// HCF's HP/LP split).
     fn default() -> Self {
         PrioritySpec {
-            high: PriorityClass::Control,
+            high: Class::Control,
             high_share: 0.5,
         }
     }
@@ -50,25 +42,30 @@ impl PrioritySpec {
         )
     }
 
-    /// A byte limit split by `high_share` must leave the high class room for
-    /// a header-only packet and the low class room for a full one (packet
-    /// limits give each class at least one packet).
+    /// The limit split by `high_share` must leave the high class room for
+    /// a header-only packet and the low class room for a full one (a packet
+    /// limit: one packet each).
     pub fn check_limit(
         &self,
-        limit: Buffer,
+        limit: BufferLimit,
         packet: Bytes,
         limit_path: &str,
     ) -> Result<(), ScenarioError> {
-        if let Buffer::Bytes(b) = limit {
-            let high = ((b.get() as f64) * self.high_share).round() as u64;
-            let low = b.get().saturating_sub(high);
-            if high < SMALLEST_PACKET.get() || low < packet.get() {
-                return Err(ScenarioError::new(
-                    limit_path,
-                    format!("\"{limit}\" split by priority.high_share = {} gives the high class {high}B and the low class {low}B; expected at least {SMALLEST_PACKET} and {packet}", self.high_share),
-                ));
-            }
+        let (high, low) = limit.split(self.high_share);
+        if high.holds_one(SMALLEST_PACKET) && low.holds_one(packet) {
+            return Ok(());
         }
-        Ok(())
+        let (high, low) = match (high, low) {
+            (BufferLimit::Bytes(h), BufferLimit::Bytes(l)) => {
+                (format!("{}B", h.get()), format!("{}B", l.get()))
+            }
+            _ => (high.to_string(), low.to_string()),
+        };
+        Err(ScenarioError::new(
+            limit_path,
+            format!("\"{limit}\" split by priority.high_share = {} gives the high class {high} and the low class {low}; expected at least {SMALLEST_PACKET} and {packet}", self.high_share),
+        ))
     }
 }
+
+impl PortCost for PrioritySpec {}

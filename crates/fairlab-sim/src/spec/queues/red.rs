@@ -2,8 +2,9 @@
 //! Defaults follow Floyd's recommendations: max_p = 0.1, w_q = 0.002,
 //! max_th = 3 min_th; min_th = 5 packets.
 
-use super::check_number;
-use crate::spec::ScenarioError;
+use crate::spec::check::check_number;
+use crate::spec::cost::PortCost;
+use crate::spec::error::ScenarioError;
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
@@ -66,3 +67,5 @@ impl RedSpec {
         Ok(())
     }
 }
+
+impl PortCost for RedSpec {}

@@ -2,8 +2,10 @@
 //! buckets and a 10 s perturbation (Linux's defaults are 128 buckets and
 //! perturbation off; McKenney suggests seconds).
 
-use crate::spec::limits::check_time;
-use crate::spec::ScenarioError;
+use crate::spec::check::check_time;
+use crate::spec::cost::{PortCost, PortCtx};
+use crate::spec::error::ScenarioError;
+use crate::spec::limits::{approx, Term, BUCKET_BYTES};
 use crate::units::Time;
 use serde::{Deserialize, Serialize};
 
@@ -58,4 +60,32 @@ pub(super) fn check_buckets(path: &str, buckets: u32) -> Result<(), ScenarioErro
         ));
     }
     Ok(())
+}
+
+impl PortCost for SfqSpec {
+    /// Each perturbation moves the port's queued packets (at most once
+    /// per packet the workloads send).
+    fn periodic_work(&self, cx: &PortCtx) -> Option<Term> {
+        if self.perturb == Time::ZERO {
+            return None;
+        }
+        let rehashes = (cx.horizon.0 / self.perturb.0.max(1))
+            .saturating_add(1)
+            .min(cx.packets);
+        let queued = cx.queued.min(cx.packets);
+        Some(Term {
+            value: rehashes.saturating_mul(queued).saturating_mul(cx.ports),
+            path: "queue.sfq.perturb".into(),
+            how: format!(
+                "{} perturbations of \"{}\" moving up to {} queued packets at {} SFQ ports",
+                approx(rehashes),
+                self.perturb,
+                approx(queued),
+                cx.ports
+            ),
+        })
+    }
+    fn port_bytes(&self) -> (u64, &'static str) {
+        (self.buckets as u64 * BUCKET_BYTES, "queue.sfq.buckets")
+    }
 }

@@ -12,9 +12,9 @@
 //! `net/shaper.rs`); the defaults are tc's and Mininet's (docs/scenario.md,
 //! "Shapers").
 
-use crate::spec::limits::{check_rate, MAX_TIME};
+use crate::spec::check::{check_rate, MAX_TIME};
+use crate::spec::error::ScenarioError;
 use crate::spec::tagged::{self, Value};
-use crate::spec::ScenarioError;
 use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 

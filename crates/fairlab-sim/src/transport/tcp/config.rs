@@ -74,6 +74,16 @@ impl TimerClock {
     }
 }
 
+impl From<crate::vocab::Clock> for TimerClock {
+    /// Jiffies are tick-aligned; a granularity is not.
+    fn from(c: crate::vocab::Clock) -> TimerClock {
+        match c {
+            crate::vocab::Clock::Jiffies { hz } => TimerClock::jiffies(hz),
+            crate::vocab::Clock::Granular { tick } => TimerClock::granular(tick),
+        }
+    }
+}
+
 /// Every knob of a TCP endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct TcpConfig {
@@ -277,197 +287,13 @@ impl Pacing {
     };
 }
 
-/// A random delay added to each retransmission timeout.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum RtoDelay {
-    Off,
-    /// U(0, bound).
-    Upto(Time),
-    /// U(0, SRTT x 2^backoff): scaled to the measured round trip and
-    /// doubled with each consecutive timeout, as the RTO is.
-    Adaptive,
-}
+pub use crate::vocab::RtoDelay;
 
-/// Named default sets a scenario starts from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Profile {
-    /// Textbook TCP as the incast simulations ran it: NewReno, initial window
-    /// per RFC 3390, min RTO 200 ms on a 1 ms jiffy clock, delayed ACKs off.
-    Rfc,
-    /// A Linux host: delayed ACKs on with the 40 ms minimum timer
-    /// (TCP_DELACK_MIN), HZ=250, initial window 10 (RFC 6928), CUBIC, SACK.
-    Linux,
-    /// A tuned data-center host: the Linux profile with a 1 ms min RTO on
-    /// microsecond timers and delayed ACKs off.
-    Datacenter,
-    /// ns-2's one-way `Agent/TCP/Newreno` with `Agent/TCPSink` on its
-    /// defaults (tcl/lib/ns-default.tcl): 1000-byte segments, a 20-packet
-    /// window, a 10 ms tick, an ACK per packet, limited transmit, Karn's
-    /// rule, no handshake (docs/model.md).
-    Ns2,
-    /// CentOS 6.4's Linux 2.6.32: the `linux` profile with HZ=1000, an
-    /// initial window of 3, a 3 s initial RTO and a 3 MiB receive window
-    /// (docs/model.md, "Host profiles").
-    Linux2632,
-    /// Linux 3.12: as `linux-2.6.32` with an initial window of 10, a 1 s
-    /// initial RTO and TCP Small Queues of 128 KiB.
-    Linux312,
-}
-
-impl Profile {
-    pub const ALL: [Profile; 6] = [
-        Profile::Rfc,
-        Profile::Linux,
-        Profile::Datacenter,
-        Profile::Ns2,
-        Profile::Linux2632,
-        Profile::Linux312,
-    ];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            Profile::Rfc => "rfc",
-            Profile::Linux => "linux",
-            Profile::Datacenter => "datacenter",
-            Profile::Ns2 => "ns2",
-            Profile::Linux2632 => "linux-2.6.32",
-            Profile::Linux312 => "linux-3.12",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<Profile> {
-        Profile::ALL.into_iter().find(|p| p.name() == s)
-    }
-
-    pub fn config(&self) -> TcpConfig {
-        match self {
-            Profile::Rfc => TcpConfig {
-                mss: 1460,
-                // RFC 3390: min(4*MSS, max(2*MSS, 4380 bytes)) = 3 segments of 1460.
-                initial_window: 3,
-                // 64 KiB: the largest window without RFC 7323 scaling, and the
-                // window a Linux 2.6 receiver of the incast studies advertised
-                // (tcp_rmem default 87380 B, 3/4 of it usable). It bounds each
-                // sender's burst, as it did in the published experiments.
-                receive_window: Bytes(64 << 10),
-                // The 200 ms floor of BSD and Linux that causes incast collapse.
-                min_rto: Time::from_ms(200),
-                // RFC 6298 (2.5) allows a maximum of at least 60 s.
-                max_rto: Time::from_secs(60),
-                initial_rto: Time::from_secs(1),
-                clock: TimerClock::jiffies(1000),
-                granularity: Time::from_ms(1),
-                // The published incast simulations ran without delayed ACKs.
-                delayed_ack: false,
-                delayed_ack_timeout: Time::from_ms(40),
-                dupack_threshold: 3,
-                slow_start_after_idle: true,
-                // Textbook (and ns-2) TCP grows cwnd on every ACK.
-                cwnd_validation: false,
-                cc: CcKind::NewReno,
-                sack: false,
-                ecn: false,
-                randomize_rto: false,
-                rto_delay: RtoDelay::Off,
-                limited_transmit: false,
-                recover_check: true,
-                slow_start: true,
-                // ns-2's agents and the textbook estimator time one segment
-                // per window, never a retransmission (Karn).
-                rtt_timestamps: false,
-                max_retransmits: 15,
-                backoff_restarts_srtt: false,
-                max_backoff: 0,
-                halve_window: false,
-                ns2_recovery: false,
-                idle_restart: false,
-                ns2_limited_transmit: false,
-                ns2_rto: false,
-                ns2_sack1: false,
-                pacing: Pacing::OFF,
-                small_queues: None,
-            },
-            Profile::Linux => TcpConfig {
-                initial_window: 10,
-                clock: TimerClock::jiffies(250),
-                granularity: Time::from_ms(4),
-                delayed_ack: true,
-                delayed_ack_timeout: Time::from_ms(40),
-                // Linux's TCP_RTO_MAX.
-                max_rto: Time::from_secs(120),
-                // Linux grows cwnd only when it limits sending (tcp_is_cwnd_limited).
-                cwnd_validation: true,
-                cc: CcKind::Cubic,
-                sack: true,
-                // net.ipv4.tcp_timestamps = 1 by default: every ACK is timed.
-                rtt_timestamps: true,
-                ..Profile::Rfc.config()
-            },
-            Profile::Datacenter => TcpConfig {
-                min_rto: Time::from_ms(1),
-                clock: TimerClock::granular(Time::from_us(1)),
-                granularity: Time::from_us(1),
-                delayed_ack: false,
-                ..Profile::Linux.config()
-            },
-            Profile::Ns2 => TcpConfig {
-                // packetSize_ 1000 (tcpip_base_hdr_size_ 40 on top).
-                mss: 1000,
-                // windowInit_ 2.
-                initial_window: 2,
-                // window_ 20 packets.
-                receive_window: Bytes(20 * 1000),
-                // minrto_ 0.2, maxrto_ 60, rtxcur_init_ 3.0.
-                min_rto: Time::from_ms(200),
-                max_rto: Time::from_secs(60),
-                initial_rto: Time::from_secs(3),
-                // tcpTick_ 0.01: timers fire one RTO after arming.
-                clock: TimerClock::granular(Time::from_ms(10)),
-                granularity: Time::from_ms(10),
-                // singledup_ 1.
-                limited_transmit: true,
-                // Not RFC 5681's restart after idle but ns-2's own
-                // (idle_restart below: the timer runs on when all is acked
-                // and its expiry sets cwnd_ = 1); the RFC 2861 variant
-                // (QOption_) is off by default.
-                slow_start_after_idle: false,
-                // ns-2 never gives up on a connection.
-                max_retransmits: 255,
-                // rtt_backoff(): past a backoff of 8, t_srtt_ = 0.
-                backoff_restarts_srtt: true,
-                // slowdown(): half of min(cwnd_, window_).
-                halve_window: true,
-                // tcp-reno.cc / tcp-newreno.cc recv() and dupack_action().
-                ns2_recovery: true,
-                // newtimer() and timeout() with slow_start_restart_ true.
-                idle_restart: true,
-                // send_one(): t_seqno_, a go-back-N retransmission after a
-                // timeout.
-                ns2_limited_transmit: true,
-                // rtt_update(), rtt_timeout(), rtt_backoff().
-                ns2_rto: true,
-                // tcp-sack1.cc (Agent/TCP/Sack1, partial_ack_ true).
-                ns2_sack1: true,
-                ..Profile::Rfc.config()
-            },
-            // spec/tcp.rs says where each value comes from.
-            Profile::Linux2632 => TcpConfig {
-                initial_window: 3,
-                clock: TimerClock::jiffies(1000),
-                granularity: Time::from_ms(1),
-                initial_rto: Time::from_secs(3),
-                receive_window: Bytes(3 << 20),
-                ..Profile::Linux.config()
-            },
-            Profile::Linux312 => TcpConfig {
-                initial_window: 10,
-                clock: TimerClock::jiffies(1000),
-                granularity: Time::from_ms(1),
-                initial_rto: Time::from_secs(1),
-                receive_window: Bytes(3 << 20),
-                small_queues: Some(Bytes(131_072)),
-                ..Profile::Linux.config()
-            },
-        }
-    }
+/// A named profile's configuration, for the simulator's own tests. The
+/// one table of profiles is the spec's (`spec/tcp.rs`, `ProfileName`); a
+/// test takes a profile as a scenario would, through the lowering.
+#[cfg(test)]
+pub(crate) fn profile(name: &str) -> TcpConfig {
+    let p = crate::spec::ProfileName::parse(name).expect("a profile name");
+    crate::spec::lower::sim::tcp_config(&p.settings())
 }

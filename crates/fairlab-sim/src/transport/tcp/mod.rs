@@ -16,5 +16,5 @@ pub mod rto;
 mod sack;
 mod socket;
 
-pub use config::{Pacing, Profile, RtoDelay, TcpConfig, TimerClock};
+pub use config::{Pacing, RtoDelay, TcpConfig, TimerClock};
 pub use socket::{SegmentOutcome, TcpSocket, TcpState, TcpStats, TraceRow};

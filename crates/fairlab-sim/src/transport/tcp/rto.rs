@@ -192,14 +192,14 @@ impl RtoEstimator {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::transport::tcp::config::{Profile, TimerClock};
+    use crate::transport::tcp::config::{profile, TimerClock};
 
     fn cfg_us(min_rto: Time) -> TcpConfig {
         TcpConfig {
             min_rto,
             clock: TimerClock::granular(Time::from_us(1)),
             granularity: Time::from_us(1),
-            ..Profile::Rfc.config()
+            ..profile("rfc")
         }
     }
 
@@ -249,7 +249,7 @@ mod tests {
             min_rto: Time::ZERO,
             clock: TimerClock::granular(Time::from_us(1)),
             granularity: Time::from_us(1),
-            ..Profile::Ns2.config()
+            ..profile("ns2")
         };
         assert!(ns2.backoff_restarts_srtt);
         let rfc = TcpConfig {
@@ -318,7 +318,7 @@ mod tests {
             clock: TimerClock::granular(tick),
             granularity: tick,
             ns2_rto,
-            ..Profile::Ns2.config()
+            ..profile("ns2")
         }
     }
 

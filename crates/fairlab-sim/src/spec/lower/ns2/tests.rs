@@ -96,7 +96,7 @@ fn the_fast08_incast_lowers_to_its_nodes_queues_agent_and_application() {
     let l = link(&p, "client", "sw");
     assert_eq!((l.rate_bps, l.delay_s), (1_000_000_000, 25e-6));
     // The switch's port toward the client: the scenario's 32 packets.
-    assert_eq!(l.queue_ba, droptail(Buffer::Packets(32)));
+    assert_eq!(l.queue_ba, droptail(BufferLimit::Packets(32)));
     assert_eq!(l.queue_ba.limit_bytes, None);
     // Every host's NIC: 1000 packets (host.nic_queue's default).
     for h in ["client", "s1", "s4"] {

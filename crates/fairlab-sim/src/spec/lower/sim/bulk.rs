@@ -1,7 +1,6 @@
 //! A bulk workload: one flow, opened by the source, which sends the data.
 
-use super::endpoints::{Flow, Lowered};
-use super::Cx;
+use super::common::{Cx, Flow, Lowered};
 use crate::spec::{BulkSpec, ScenarioError};
 use crate::units::Time;
 use crate::workload::{Bulk, Workload};

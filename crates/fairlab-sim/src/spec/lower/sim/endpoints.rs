@@ -5,33 +5,17 @@
 //! order, then the UDP flows (the order packets, flow ids and the flow
 //! naming's port draws follow), then those of any later transport.
 
-use super::{bulk, incast, nfs_read, short, tcp_config, udp, Cx, RNG_TCP, RNG_UDP};
+use super::common::{tcp_config, Cx, Flow, Lowered, RNG_TCP, RNG_UDP};
+use super::{bulk, incast, nfs_read, short, udp};
 use crate::engine::Rng;
-use crate::net::NodeId;
 use crate::sim::Conn;
-use crate::spec::{Arrivals as SpecArrivals, ScenarioError, Transport, WorkloadSpec};
+use crate::spec::{ScenarioError, Transport, WorkloadSpec};
 use crate::transport::tcp::{TcpConfig, TcpSocket};
 use crate::transport::{Arrivals, ConnApp, Endpoint, UdpFlow};
 use crate::units::{BitsPerSec, Bytes};
 use crate::workload::Workload;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
-
-/// One flow a workload's application opens: the opener (a client, a
-/// sender) and the listener, and which side sends the bulk of the data
-/// (1: the listener, an incast server answering).
-pub(super) struct Flow {
-    pub opener: NodeId,
-    pub listener: NodeId,
-    pub data_side: usize,
-}
-
-/// A workload kind's lowering: its flows, in the order its application
-/// numbers them, and the application given their endpoints (in that order).
-pub(super) struct Lowered<'a> {
-    pub flows: Vec<Flow>,
-    pub app: Box<dyn FnOnce(Vec<u32>) -> Workload + 'a>,
-}
 
 /// What a workload's flows run on, as the simulator builds it.
 enum Carrier {
@@ -127,10 +111,7 @@ fn carrier(
             size: u
                 .packet_size
                 .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET),
-            arrivals: match u.arrivals.unwrap_or(SpecArrivals::Poisson) {
-                SpecArrivals::Periodic => Arrivals::Periodic,
-                SpecArrivals::Poisson => Arrivals::Poisson,
-            },
+            arrivals: u.arrivals.unwrap_or(Arrivals::Poisson),
             wi: wi as u64,
         }),
         // Validation refuses these first (WorkloadSpec::transports).

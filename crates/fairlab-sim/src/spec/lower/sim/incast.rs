@@ -1,8 +1,7 @@
 //! An incast workload: one flow per server, opened by the client; each
 //! server listens and sends the data (its share of every block).
 
-use super::endpoints::{Flow, Lowered};
-use super::{Cx, RNG_WORKLOAD};
+use super::common::{Cx, Flow, Lowered, RNG_WORKLOAD};
 use crate::engine::Rng;
 use crate::spec::{IncastSpec, RequestOrder, ScenarioError};
 use crate::units::Time;

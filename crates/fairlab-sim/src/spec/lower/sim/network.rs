@@ -2,8 +2,8 @@
 //! builder's order (node ids and queue streams follow it), the hosts'
 //! addresses, and each switch's way of choosing among equal routes.
 
+use super::common::{Cx, RNG_ECMP};
 use super::queues::Queues;
-use super::{buffer, Cx, RNG_ECMP};
 use crate::engine::Rng;
 use crate::net::topology::{self, LinkSpec};
 use crate::net::{Network, NodeId, Selection};
@@ -67,7 +67,7 @@ fn graph(sc: &Scenario, t: &TopologySpec, queues: &Queues) -> Result<Network, Sc
             (l.a, l.b, spec)
         })
         .collect();
-    let ecn = sc.queue.ecn_threshold.map(buffer);
+    let ecn = sc.queue.ecn_threshold;
     // A link end's queue: its host's NIC, or its switch port's discipline
     // with the end's own buffer or `[queue]`'s.
     let mut queue = |i: usize, end_b: bool| {

@@ -1,8 +1,7 @@
 //! An NFS-read workload: one flow per client, opened by the client, which
 //! asks; the server listens and sends the data (the replies).
 
-use super::endpoints::{Flow, Lowered};
-use super::Cx;
+use super::common::{Cx, Flow, Lowered};
 use crate::spec::{NfsReadSpec, ScenarioError};
 use crate::units::Time;
 use crate::workload::{NfsRead, ReadParams, Workload};

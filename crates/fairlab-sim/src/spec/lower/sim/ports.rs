@@ -3,11 +3,11 @@
 //! `[[port]]`'s own discipline, limit or ECN threshold; then the refusal of
 //! a shaper the port's queue cannot serve.
 
+use super::common::{shaper, what_queue, Cx};
 use super::queues::Queues;
-use super::{buffer, shaper, what_queue, Cx};
 use crate::net::{Network, NodeId, PortId};
 use crate::queue::Queue;
-use crate::spec::{Buffer, PortSpec, Scenario, ScenarioError, TopologySpec};
+use crate::spec::{BufferLimit, PortSpec, Scenario, ScenarioError, TopologySpec};
 
 /// Applies `[queue]`'s, `[host]`'s and `[[port]]`'s per-port settings.
 pub(super) fn apply(
@@ -23,7 +23,7 @@ pub(super) fn apply(
         }
         let port = port_of(net, cx, i, p)?;
         let limit = p.limit.or(link_buffer(sc, p)).unwrap_or(sc.queue.limit);
-        let k = p.ecn_threshold.or(sc.queue.ecn_threshold).map(buffer);
+        let k = p.ecn_threshold.or(sc.queue.ecn_threshold);
         let disc = p.discipline.unwrap_or(sc.queue.discipline);
         let rate = match &sc.topology {
             t @ (TopologySpec::Star(_) | TopologySpec::Dumbbell(_)) => t.red_rate(),
@@ -80,7 +80,7 @@ fn shapers(
 
 /// Without its own limit, a port keeps its link's buffer (a graph
 /// topology's link may give one per end).
-fn link_buffer(sc: &Scenario, p: &PortSpec) -> Option<Buffer> {
+fn link_buffer(sc: &Scenario, p: &PortSpec) -> Option<BufferLimit> {
     let g = sc.topology.graph()?;
     let (x, y) = (*g.index.get(&p.node)?, *g.index.get(&p.peer)?);
     let &(_, l) = g.adj[x as usize].iter().find(|e| e.0 == y)?;

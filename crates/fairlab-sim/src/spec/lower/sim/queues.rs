@@ -4,17 +4,15 @@
 //! multi-queue NIC or sending stack, each NIC's streams numbered in build
 //! order.
 
-use super::{
-    arbitration, buffer, droptail, hcf_config, split, RNG_NIC, RNG_NIC_QDISC, RNG_NIC_ROOT,
-    RNG_QUEUE,
+use super::common::{
+    arbitration, droptail, hcf_config, RNG_NIC, RNG_NIC_QDISC, RNG_NIC_ROOT, RNG_QUEUE,
 };
 use crate::engine::Rng;
 use crate::packet::Salt;
 use crate::queue::{
-    BufferLimit, Class, Drr, Fq, FqConfig, Hcf, Nic, Priority, Queue, Red, RedConfig, RootQdisc,
-    Sfq,
+    BufferLimit, Drr, Fq, FqConfig, Hcf, Nic, Priority, Queue, Red, RedConfig, RootQdisc, Sfq,
 };
-use crate::spec::{Buffer, Discipline, HostStack, NicRoot, PriorityClass, Scenario};
+use crate::spec::{Discipline, HostStack, NicRoot, Scenario};
 use crate::units::{BitsPerSec, Bytes};
 use std::cell::Cell;
 
@@ -58,17 +56,16 @@ impl<'a> Queues<'a> {
     fn discipline(
         &self,
         disc: Discipline,
-        spec_limit: Buffer,
+        limit: BufferLimit,
         ecn: Option<BufferLimit>,
         rate: BitsPerSec,
         rng: Rng,
     ) -> Queue {
         let q = &self.sc.queue;
-        let limit = buffer(spec_limit);
         match disc {
             Discipline::Droptail => droptail(limit, ecn),
             Discipline::Hcf => {
-                let cfg = hcf_config(&q.hcf, spec_limit, self.packet);
+                let cfg = hcf_config(&q.hcf, limit);
                 Queue::Hcf(Box::new(Hcf::new(cfg, rng)))
             }
             Discipline::Red => {
@@ -100,12 +97,8 @@ impl<'a> Queues<'a> {
             }
             Discipline::Priority => {
                 let p = &q.priority;
-                let class = match p.high {
-                    PriorityClass::Udp => Class::Udp,
-                    PriorityClass::Control => Class::Control,
-                };
-                let (hi, lo) = split(limit, p.high_share);
-                Queue::Priority(Box::new(Priority::new(class, hi, lo)))
+                let (hi, lo) = limit.split(p.high_share);
+                Queue::Priority(Box::new(Priority::new(p.high, hi, lo)))
             }
         }
     }
@@ -116,7 +109,7 @@ impl<'a> Queues<'a> {
     pub fn switch(
         &self,
         disc: Discipline,
-        limit: Buffer,
+        limit: BufferLimit,
         ecn: Option<BufferLimit>,
         rate: BitsPerSec,
     ) -> Queue {
@@ -130,7 +123,7 @@ impl<'a> Queues<'a> {
     /// port.
     pub fn default_switch(&self) -> Queue {
         let q = &self.sc.queue;
-        let ecn = q.ecn_threshold.map(buffer);
+        let ecn = q.ecn_threshold;
         self.switch(q.discipline, q.limit, ecn, self.sc.topology.red_rate())
     }
 
@@ -145,7 +138,7 @@ impl<'a> Queues<'a> {
         let (host, seed) = (&self.sc.host, self.seed);
         let k = host.nic_queues;
         let salt = || Salt::from_u64(Rng::stream(seed, &[RNG_NIC, n]).next_u64());
-        let nic_limit = buffer(host.nic_queue);
+        let nic_limit = host.nic_queue;
         if !self.with_stack {
             return match k {
                 1 => droptail(nic_limit, None),
@@ -197,7 +190,7 @@ impl<'a> Queues<'a> {
             }
             _ => RootQdisc::Sfq(Box::new(Sfq::new(
                 self.sc.queue.sfq.buckets,
-                buffer(self.stack.nic_queue),
+                self.stack.nic_queue,
                 self.sc.queue.sfq.perturb,
                 Rng::stream(self.seed, &[RNG_NIC_ROOT, n]),
             ))),

@@ -1,8 +1,7 @@
 //! A short-flows workload: `count` flows from the source, each opened at
 //! its own instant (drawn from the workload's stream) and sending its size.
 
-use super::endpoints::{Flow, Lowered};
-use super::{Cx, RNG_WORKLOAD};
+use super::common::{Cx, Flow, Lowered, RNG_WORKLOAD};
 use crate::engine::Rng;
 use crate::spec::{ScenarioError, ShortSpec};
 use crate::units::Time;

@@ -1,8 +1,7 @@
 //! A udp workload: one flow from the source, which its application starts
 //! and lets run (the transport paces the datagrams).
 
-use super::endpoints::{Flow, Lowered};
-use super::Cx;
+use super::common::{Cx, Flow, Lowered};
 use crate::spec::{ScenarioError, UdpSpec};
 use crate::units::Time;
 use crate::workload::{Udp, Workload};

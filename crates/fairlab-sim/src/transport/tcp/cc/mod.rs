@@ -22,52 +22,7 @@ pub use vegas::Vegas;
 
 use crate::units::Time;
 
-/// Which algorithm a connection runs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum CcKind {
-    /// RFC 5681 window growth with Reno loss recovery (no partial-ACK handling).
-    Reno,
-    /// RFC 5681 window growth with RFC 6582 loss recovery.
-    NewReno,
-    /// RFC 9438.
-    Cubic,
-    /// BIC as Linux's tcp_bic.c (2.6.32-3.x) runs it.
-    Bic,
-    /// Xu, Harfoush, Rhee, INFOCOM 2004: the paper's rules.
-    BicPaper,
-    /// Brakmo and Peterson, IEEE JSAC 1995.
-    Vegas,
-    /// RFC 8257.
-    Dctcp,
-}
-
-impl CcKind {
-    pub const ALL: [CcKind; 7] = [
-        CcKind::Reno,
-        CcKind::NewReno,
-        CcKind::Cubic,
-        CcKind::Bic,
-        CcKind::BicPaper,
-        CcKind::Vegas,
-        CcKind::Dctcp,
-    ];
-
-    pub fn name(&self) -> &'static str {
-        match self {
-            CcKind::Reno => "reno",
-            CcKind::NewReno => "newreno",
-            CcKind::Cubic => "cubic",
-            CcKind::Bic => "bic",
-            CcKind::BicPaper => "bic_paper",
-            CcKind::Vegas => "vegas",
-            CcKind::Dctcp => "dctcp",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<CcKind> {
-        CcKind::ALL.into_iter().find(|k| k.name() == s)
-    }
-}
+pub use crate::vocab::CcKind;
 
 /// The window state an algorithm acts on (bytes).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

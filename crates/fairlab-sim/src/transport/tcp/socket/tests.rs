@@ -3,7 +3,7 @@
 //! computed by hand from RFC 5681, RFC 6582 and RFC 6298.
 
 use super::*;
-use crate::transport::tcp::config::{Profile, TimerClock};
+use crate::transport::tcp::config::{profile, TimerClock};
 use crate::units::Bytes;
 
 const MSS: u64 = 1460;
@@ -14,7 +14,7 @@ fn cfg() -> TcpConfig {
         clock: TimerClock::granular(Time::from_us(1)),
         granularity: Time::from_us(1),
         min_rto: Time::from_ms(200),
-        ..Profile::Rfc.config()
+        ..profile("rfc")
     }
 }
 
@@ -1070,7 +1070,7 @@ impl TcpConfig {
     /// This configuration with the ns2 profile's ns-2 rules and defaults
     /// that differ from `rfc` (limited transmit, no restart after idle).
     fn with_ns2_rules(self) -> TcpConfig {
-        let n = Profile::Ns2.config();
+        let n = profile("ns2");
         TcpConfig {
             halve_window: n.halve_window,
             ns2_recovery: n.ns2_recovery,
