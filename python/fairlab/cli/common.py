@@ -45,18 +45,30 @@ class Parser(argparse.ArgumentParser):
 #: A word to shorten: a run of characters without spaces or separators (and
 #: not already shortened, which leaves "…" in the middle).
 _LONG_TOKEN = re.compile(rf"[^\s,;()…]{{{ECHO_CHARS + 1},}}")
+#: Longest file path echoed whole (a path is worth reading to its end).
+PATH_CHARS = 250
 #: Longest error line, whatever it quotes (a list of 100,000 host names).
 MAX_LINE_CHARS = 1000
+
+
+def _shorten_token(m: re.Match) -> str:
+    word = m.group(0)
+    is_path = word.startswith(("/", "./", "../", "~/")) and '"' not in word
+    return shorten(word, PATH_CHARS if is_path else ECHO_CHARS)
 
 
 def shorten_message(msg: str) -> str:
     """An error line with every over-long word shortened and the line bounded:
     messages (ours and the simulator's) quote values as given."""
     msg = " ".join(msg.split()) if "\n" in msg else msg
-    msg = _LONG_TOKEN.sub(lambda m: shorten(m.group(0)), msg)
+    msg = _LONG_TOKEN.sub(_shorten_token, msg)
     if len(msg) > MAX_LINE_CHARS:
         msg = f"{msg[: MAX_LINE_CHARS - 40]}… ({len(msg)} characters in all)"
     return msg
+
+
+def shorten_path(path: object) -> str:
+    return shorten(path, PATH_CHARS)
 
 
 def int_in(minimum: int, maximum: int) -> Callable[[str], int]:
@@ -150,7 +162,7 @@ def scenario_file(path: str) -> Path:
     """The scenario file argument, checked before anything is read: a regular
     file (not a device or a pipe, which never end) of bounded size."""
     p = Path(path)
-    shown = shorten(path)
+    shown = shorten_path(path)
     try:
         st = p.stat()
     except FileNotFoundError:
@@ -178,7 +190,7 @@ def read_scenario(path: str) -> dict[str, Any]:
     from .. import ScenarioError, _parse_toml
 
     p = scenario_file(path)
-    shown = shorten(path)
+    shown = shorten_path(path)
     with open(p, "rb") as f:
         data = f.read(MAX_SCENARIO_BYTES + 1)
     if len(data) > MAX_SCENARIO_BYTES:
@@ -208,7 +220,7 @@ def check_out_dir(path: str | None, option: str) -> None:
     p = Path(path)
     if p.exists() and not p.is_dir():
         raise UsageError(
-            f"{option}: {shorten(path)} is a file; expected a directory (new or existing)"
+            f"{option}: {shorten_path(path)} is a file; expected a directory (new or existing)"
         )
     check_writable(p, option)
 
@@ -221,12 +233,13 @@ def check_out_file(path: str | None, option: str) -> None:
     if path is None:
         return
     p = Path(path)
-    shown = shorten(path)
+    shown = shorten_path(path)
     if p.is_dir():
         raise UsageError(f"{option}: {shown} is a directory; expected a file name")
     if not p.parent.is_dir():
         raise UsageError(
-            f"{option}: {shorten(p.parent)} is not a directory; the file's directory must exist"
+            f"{option}: {shorten_path(p.parent)} is not a directory; the file's directory must "
+            "exist"
         )
     existed = p.exists()
     if existed and not p.is_file():
@@ -247,9 +260,11 @@ def check_writable(p: Path, option: str) -> None:
     while not q.exists() and q != q.parent:
         q = q.parent
     if not q.is_dir():
-        raise UsageError(f"{option}: {shorten(q)} is a file, so {shorten(p)} cannot be a directory")
+        raise UsageError(
+            f"{option}: {shorten_path(q)} is a file, so {shorten_path(p)} cannot be a directory"
+        )
     if not os.access(q, os.W_OK | os.X_OK):
-        raise UsageError(f"{option}: {shorten(q)} is not writable")
+        raise UsageError(f"{option}: {shorten_path(q)} is not writable")
 
 
 # -- counts --------------------------------------------------------------------
