@@ -1279,7 +1279,7 @@ DISCIPLINES_PUBLISHED = [
 
 
 def _figure(ncols: int, width: float, height: float = 4.0):
-    from ..report import figure
+    from ..plots import figure
 
     return figure(ncols, width, height)
 

@@ -252,7 +252,7 @@ BLOCK_PUBLISHED = _claims("1 MiB block")
 def plot(summary: Summary, published: Sequence[Published]) -> Figure:
     """Goodput against servers, one curve per min RTO setting, with the
     range over seeds as a band and the published bounds as markers."""
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, (ax,) = figure(1, 11, 5)
@@ -558,7 +558,7 @@ def _readings(
 
 def ns2_plot(title: str, ymax: float = 1000) -> Callable[[Summary, Sequence[Published]], Figure]:
     def draw(summary: Summary, published: Sequence[Published]) -> Figure:
-        from ..report import figure
+        from ..plots import figure
 
         t = summary.table
         fig, (ax,) = figure(1, 11, 5)

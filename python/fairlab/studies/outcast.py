@@ -356,7 +356,7 @@ TWO_SWITCH_PUBLISHED = [
 
 
 def plot_two_switch(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     series = summary.extra or {}
@@ -452,7 +452,7 @@ REMEDY_PUBLISHED = [
 
 
 def plot_remedies(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, (a1, a2) = figure(2, 10, 3.8)
@@ -802,7 +802,7 @@ SCALE_UP_PUBLISHED = [
 
 
 def plot_fat_tree(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, (ax,) = figure(1, max(8, 1.1 * len(t)), 3.8)
@@ -957,7 +957,7 @@ BLACKOUT_PUBLISHED = [
 
 
 def plot_blackout(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     ex = summary.extra or {}
