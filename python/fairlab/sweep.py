@@ -363,26 +363,12 @@ def metric_unit(metric: str) -> tuple[float, str]:
 def axis_values(values: Sequence[Any]) -> tuple[list[float], str] | None:
     """Numbers for parameter values on a plot axis and their unit, or None if they
     are not all numbers (or all durations, sizes or rates)."""
-    import re
-
-    from .units import parse_size, parse_time_ps
+    from .units import parse_packets, parse_rate_bps, parse_size, parse_time_ps
 
     if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
         return [float(v) for v in values], ""
     if not all(isinstance(v, str) for v in values):
         return None
-    rate = re.compile(r"^\s*([0-9.]+)\s*([kMGT]?)(bps|bit/s)\s*$")
-
-    def parse_rate(v: str) -> float:
-        m = rate.match(v)
-        if not m:
-            raise ValueError(v)
-        scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m.group(2)]
-        return float(m.group(1)) * scale / 1e6
-
-    def parse_packets(v: str) -> int:
-        return int(v.lower().removesuffix("packets").removesuffix("pkt").strip())
-
     try:
         secs = [parse_time_ps(v) / 1e12 for v in values]
     except ValueError:
@@ -393,7 +379,7 @@ def axis_values(values: Sequence[Any]) -> tuple[list[float], str] | None:
             if top >= scale or unit == "ns":
                 return [x / scale for x in secs], unit
     parsers: list[tuple[Any, str]] = [
-        (parse_rate, "Mb/s"),
+        (lambda v: parse_rate_bps(v) / 1e6, "Mb/s"),
         (lambda v: parse_size(v) / 1024, "KiB"),
         (parse_packets, "packets"),
     ]

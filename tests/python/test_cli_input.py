@@ -69,6 +69,7 @@ CASES = [
     (["incast", "--servers", "1", "--cluster", "x"], ["--cluster", "HOST:PORT"]),
     (["incast", "--servers", "1", "--rate", "9" * 100_000], ["topology.rate", "characters"]),
     (["incast", "--servers", "1", "--buffer", "0pkt"], ["--buffer", "0pkt"]),
+    (["incast", "--servers", "1", "--mss", "foo", "--rwnd", "20pkt"], ["--mss", "'foo'"]),
     (["run", S, "--seed", "18446744073709551616"], ["--seed", "above 2^64-1"]),
     (["run", S, "--time-limit", "nan"], ["--time-limit", "seconds > 0"]),
     (["bench", "--repeat", "99999999999999999999"], ["--repeat", "at most 1000"]),

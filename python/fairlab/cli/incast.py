@@ -137,6 +137,8 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
     sizing = {"block": args.block} if args.block else {"sru": args.sru or "256KiB"}
     for v in sizing.values():
         _sizes(v, "--block/--sru")
+    if args.mss is not None:
+        _sizes(args.mss, "--mss")  # a --rwnd in packets is counted in segments of it
     from ..studies.incast import grid
 
     tasks = grid(

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..runner import Task
 from ..sweep import jain_index
+from ..units import parse_rate_bps
 from .base import Experiment, Published, Study, Summary
 
 if TYPE_CHECKING:
@@ -59,11 +60,8 @@ def _plan(quick: bool) -> tuple[list[int], float]:
     return (QUICK_SEEDS, QUICK_DURATION_S) if quick else (SEEDS, DURATION_S)
 
 
-_RATES_BPS = {"10Gbps": 10**10, "1Gbps": 10**9, "100Mbps": 10**8}
-
-
 def _jitter(rate: str) -> str:
-    return f"{PACKET_BITS * 1_000_000 // _RATES_BPS[rate]}us"
+    return f"{PACKET_BITS * 1_000_000 // parse_rate_bps(rate)}us"
 
 
 GROUPS = [2, 6, 12]
@@ -904,7 +902,7 @@ def summarize_blackout(tasks: Sequence[Task], results: Sequence[Result]) -> Summ
             row["port_single_pct"] = 100.0 * port_single
             rows.append(row)
         trace = r.drop_trace
-        packet_s = PACKET_BITS / _RATES_BPS[t.labels["rate"]]
+        packet_s = PACKET_BITS / parse_rate_bps(t.labels["rate"])
         t0, t1, n = _longest_a0_burst_run(trace, 10 * packet_s)
         if n:
             pad = max(t1 - t0, 1e-4) * 0.25
