@@ -71,6 +71,8 @@ CASES = [
     (["incast", "--servers", "1", "--buffer", "0pkt"], ["--buffer", "0pkt"]),
     (["incast", "--servers", "1", "--mss", "foo", "--rwnd", "20pkt"], ["--mss", "'foo'"]),
     (["run", S, "--seed", "18446744073709551616"], ["--seed", "above 2^64-1"]),
+    (["run", S, "--out", "/proc/fairlab-x"], ["--out", "/proc", "not writable"]),
+    (["incast", "--servers", "1", "--store", "/proc/fairlab-x"], ["--store", "not writable"]),
     (["run", S, "--time-limit", "nan"], ["--time-limit", "seconds > 0"]),
     (["bench", "--repeat", "99999999999999999999"], ["--repeat", "at most 1000"]),
 ]

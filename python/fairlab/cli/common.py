@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import os
 import re
 import stat
 import sys
@@ -255,7 +254,11 @@ def check_out_file(path: str | None, option: str) -> None:
 
 def check_writable(p: Path, option: str) -> None:
     """``p`` (a directory, perhaps to be made) can be written: its first existing
-    ancestor is a writable directory."""
+    ancestor is a directory in which a file can be made (made and removed
+    here; permission bits alone do not tell for root, /proc or read-only
+    mounts)."""
+    import tempfile
+
     q = p
     while not q.exists() and q != q.parent:
         q = q.parent
@@ -263,8 +266,11 @@ def check_writable(p: Path, option: str) -> None:
         raise UsageError(
             f"{option}: {shorten_path(q)} is a file, so {shorten_path(p)} cannot be a directory"
         )
-    if not os.access(q, os.W_OK | os.X_OK):
-        raise UsageError(f"{option}: {shorten_path(q)} is not writable")
+    try:
+        with tempfile.TemporaryFile(dir=q, prefix=".fairlab-check-"):
+            pass
+    except OSError as e:
+        raise UsageError(f"{option}: {shorten_path(q)} is not writable ({e.strerror})") from None
 
 
 # -- counts --------------------------------------------------------------------
