@@ -59,20 +59,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+#: Errors reported as one line, by the module that defines them: exit code 1
+#: for runs that failed, 3 for a backend that cannot run here.
+_ONE_LINE = {
+    "fairlab.runner": (("TasksFailed", 1),),
+    "fairlab.emu.safety": (("EmulationRefused", 3),),
+    "fairlab.ns2.errors": (("Ns2Unavailable", 3), ("Ns2Failed", 3)),
+}
+
+
 def _exit_code(e: Exception) -> int | None:
     """The exit code of an error reported as one line, or None for a bug.
-    The classes are imported here, when an error happened, not at start-up."""
+    A class whose module was never imported cannot have raised: the check
+    imports nothing (an error path answers as fast as --help)."""
     from .. import ScenarioError
-    from ..emu.safety import EmulationRefused
-    from ..ns2.errors import Ns2Failed, Ns2Unavailable
-    from ..runner import TasksFailed
 
-    if isinstance(e, ScenarioError | UsageError | FileNotFoundError | OSError):
+    if isinstance(e, ScenarioError | UsageError | OSError):
         return 2  # the runner raises UsageError too
-    if isinstance(e, TasksFailed):
-        return 1
-    if isinstance(e, EmulationRefused | Ns2Unavailable | Ns2Failed):
-        return 3
+    for module, classes in _ONE_LINE.items():
+        loaded = sys.modules.get(module)
+        for name, code in classes if loaded is not None else ():
+            if isinstance(e, getattr(loaded, name)):
+                return code
     return None
 
 

@@ -118,10 +118,17 @@ def _ns2_column(study, o, args: argparse.Namespace) -> None:
         o.ns2, o.ns2_provenance = stored, prov
 
 
-def _study_names() -> list[str]:
-    from .. import studies
+class _StudyHelp(argparse.HelpFormatter):
+    """Names the studies in `fairlab reproduce --help` only: building the
+    parser (every command, `fairlab --help`) does not import the registry."""
 
-    return studies.names()
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if action.dest == "study" and text is not None:
+            from .. import studies
+
+            text += ", ".join(studies.names())
+        return text
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -131,10 +138,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         description="Runs the experiments of one study (fairlab reproduce --list names them), "
         "prints each beside the published numbers with a verdict per row, and writes an HTML "
         "report with plots, and the tables as CSV and Parquet, into --out.",
+        formatter_class=_StudyHelp,
     )
-    rp.add_argument(
-        "study", nargs="?", help="the study to run (see --list): " + ", ".join(_study_names())
-    )
+    rp.add_argument("study", nargs="?", help="the study to run (see --list): ")
     rp.add_argument(
         "--list", action="store_true", help="list the studies and their experiments, then exit"
     )

@@ -102,7 +102,6 @@ def _print_table(summary, names, seeds, plot, base, args) -> None:
 
 def cmd_sweep(args: argparse.Namespace) -> int:
     """The Cartesian product of --param values (and seeds) over one scenario file."""
-    from ..runner import TasksFailed, run_tasks
     from ..sweep import parse_param, sweep_table, sweep_tasks
 
     base = read_scenario(args.file)
@@ -123,6 +122,9 @@ def cmd_sweep(args: argparse.Namespace) -> int:
     store = None if args.no_store else args.store
     if store is not None:
         check_out_dir(store, "--store")
+    # The runner (and the store behind it) only once every argument is good.
+    from ..runner import TasksFailed, run_tasks
+
     tasks = sweep_tasks(base, params, seeds)
     stored = ""
     if store is not None:
