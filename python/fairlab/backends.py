@@ -180,6 +180,20 @@ class Ns2(Backend):
         version()  # a missing or broken `ns` raises, before the first run
         return None
 
+    def run_tasks(self, warn: Warn | None = None) -> Callable[..., list[Result]]:
+        """Every task on ns-2, ``jobs`` ns processes at a time (each run is one
+        single-threaded ns process; default: all cores); no results store."""
+
+        def run(tasks: Sequence[Task], jobs: int | None = None, **_: Any) -> list[Result]:
+            import os
+            from concurrent.futures import ThreadPoolExecutor
+
+            workers = max(1, jobs or os.cpu_count() or 1)
+            with ThreadPoolExecutor(max_workers=workers) as ex:
+                return list(ex.map(lambda t: self.run(t.scenario, t.seed, warn=warn), tasks))
+
+        return run
+
     def header(self, res: Result) -> str | None:
         s = res.summary
         return f"backend ns2: ns-2 {s['ns_version']}, {s['wall_s']:.2f} s in ns, script " + str(

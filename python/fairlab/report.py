@@ -98,14 +98,16 @@ def run_experiment(
     cluster: str | None = None,
     store: str | Path | None = None,
     progress: Any = None,
-    run: Callable[..., list[Result]] | None = None,
+    backend: str = "sim",
+    warn: Callable[[str], None] | None = None,
 ) -> Outcome:
-    """Runs one experiment's tasks, summarizes them and judges every
-    published row; draws its plot. With ``store`` every run is kept in that
-    results store (and runs already there are not run again)."""
-    from .runner import run_tasks
+    """Runs one experiment's tasks on ``backend`` (fairlab.backends: "sim",
+    "emu" or "ns2"), summarizes them and judges every published row; draws
+    its plot. With ``store`` every run is kept in that results store (and runs
+    already there are not run again; the simulator only)."""
+    from . import backends
 
-    run = run or run_tasks
+    run = backends.get(backend).run_tasks(warn)
     t0 = time.perf_counter()
     tasks = exp.tasks(quick)
     results = run(tasks, jobs=jobs, cluster=cluster, progress=progress, store=store)

@@ -79,7 +79,9 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             exp = study.experiment(name)
             why = kernel.refusal([t.scenario for t in exp.tasks(args.quick)])
             if why is None:
-                o.kernel = report.run_experiment(exp, quick=args.quick, run=kernel.run_tasks(warn))
+                o.kernel = report.run_experiment(
+                    exp, quick=args.quick, backend=kernel.name, warn=warn
+                )
             else:
                 o.kernel_note = why
         outcomes.append(o)
