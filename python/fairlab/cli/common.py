@@ -133,14 +133,18 @@ def duration(positive: bool) -> Callable[[str], str]:
 
 
 _ADDRESS = re.compile(
-    r"(?:(?:tcp|tls|ws|wss|ucx|inproc)://)?(?:[A-Za-z0-9_.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])"
+    r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:[A-Za-z0-9_.-]{1,253}|\[[0-9A-Fa-f:.]{2,45}\])"
     r":([0-9]{1,5})"
 )
+#: An in-process scheduler (a LocalCluster with processes=False).
+_INPROC = re.compile(r"inproc://[^\s]{1,300}")
 
 
 def cluster_address(text: str) -> str:
     """An argparse type: a Dask scheduler address, [tcp://]HOST:PORT, checked
     before anything runs (Dask's own error leaves the process hanging)."""
+    if _INPROC.fullmatch(text.strip()):
+        return text.strip()
     m = _ADDRESS.fullmatch(text.strip())
     if m is None or not 0 < int(m.group(1)) < 65536:
         raise argparse.ArgumentTypeError(
