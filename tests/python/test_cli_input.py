@@ -160,3 +160,14 @@ def test_a_bad_cluster_address_exits(tmp_path):
     # Dask's own parsing error left its loop thread running: the process never ended.
     p = _fairlab("sweep", S, "--cluster", "x", "--no-store")
     assert p.returncode == 2 and p.stderr.count("\n") == 1, p.stderr[-500:]
+
+
+def test_a_sweep_that_would_not_fit_in_memory_is_refused(capsys, tmp_path):
+    # Every run's scenario is built before the first run: 1000 copies of a
+    # 200,000-host topology would be gigabytes.
+    hosts = ",".join(f'"x{i}"' for i in range(200_000))
+    sc = tmp_path / "many.toml"
+    sc.write_text(SMALL.read_text().replace('hosts = ["client",', f'hosts = ["client",{hosts},'))
+    code, err = _error(capsys, ["sweep", str(sc), "--seeds", "1000", "--no-store"])
+    assert code == 2 and err.count("\n") == 1, err[:300]
+    assert "1000 runs of a" in err and "GiB" in err

@@ -24,6 +24,9 @@ from ..plain import ECHO_CHARS, INT_MAX, check_plain, int_range_text, shorten
 MAX_SCENARIO_BYTES = 16 * 2**20
 #: Runs a sweep or incast command starts without being told it may (--max-runs).
 MAX_RUNS = 10_000
+#: Bytes of scenario a sweep may hold in memory at once (every run's
+#: scenario is built and validated before the first one runs).
+MAX_SWEEP_BYTES = 2**30
 #: Servers of one incast run. Checked before the host list is built; the
 #: simulator's own limits refuse far fewer (about 5,000 at the defaults),
 #: but only after the scenario is built, which takes seconds at 100,000.
@@ -317,4 +320,16 @@ def check_runs(count: int, what: str, max_runs: int) -> None:
         raise UsageError(
             f"{what}: {shorten(count)} runs; expected at most {max_runs} (raise --max-runs to "
             "run more)"
+        )
+
+
+def check_sweep_bytes(runs: int, scenario_bytes: int, what: str) -> None:
+    """Refuses a sweep whose scenarios, all built before the first run,
+    would not fit in memory: ``runs`` copies of ``scenario_bytes``."""
+    total = runs * scenario_bytes
+    if total > MAX_SWEEP_BYTES:
+        raise UsageError(
+            f"{what}: {runs} runs of a {scenario_bytes}-byte scenario would hold about "
+            f"{total / 2**30:.1f} GiB before the first run; expected at most "
+            f"{MAX_SWEEP_BYTES // 2**30} GiB (fewer runs or a smaller scenario)"
         )

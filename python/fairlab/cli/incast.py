@@ -17,6 +17,7 @@ from .common import (
     check_out_dir,
     check_out_file,
     check_runs,
+    check_sweep_bytes,
     cluster_address,
     duration,
     int_in,
@@ -134,6 +135,10 @@ def incast_table(args: argparse.Namespace) -> pd.DataFrame:
     buffers = _buffers(args.buffer, "--buffer")
     runs = len(buffers) * len(settings) * len(servers) * len(seeds)
     check_runs(runs, "--buffer x --min-rto x --servers x --seeds", args.max_runs)
+    # A server costs about 100 bytes of memory in a run's scenario (its host
+    # name, and the runner's normalized JSON).
+    per_run = 100 * sum(servers) // len(servers) + 1000
+    check_sweep_bytes(runs, per_run, "--servers")
     sizing = {"block": args.block} if args.block else {"sru": args.sru or "256KiB"}
     for v in sizing.values():
         _sizes(v, "--block/--sru")

@@ -4,6 +4,7 @@ Cartesian product of field values and seeds, kept in a results store."""
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import sys
 from pathlib import Path
@@ -15,11 +16,13 @@ from .common import (
     check_out_dir,
     check_out_file,
     check_runs,
+    check_sweep_bytes,
     cluster_address,
     int_in,
     read_scenario,
     seed_list,
     shorten,
+    shorten_path,
 )
 
 #: Metrics a sweep table shows, when the runs have them (all are in --out).
@@ -115,6 +118,10 @@ def cmd_sweep(args: argparse.Namespace) -> int:
         "--param x --seeds" if params else "--seeds",
         args.max_runs,
     )
+    # A run holds its scenario (copies share the strings) and the runner its
+    # normalized JSON: about three times the scenario's JSON.
+    base_bytes = 3 * len(json.dumps(base))
+    check_sweep_bytes(combos * len(seeds or [None]), base_bytes, shorten_path(args.file))
     plot = _plot_spec(args, names)
     if args.out and Path(args.out).suffix not in (".csv", ".parquet"):
         raise UsageError(f"--out: {shorten(args.out)}; expected a .csv or .parquet file name")
