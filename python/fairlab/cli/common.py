@@ -300,7 +300,7 @@ def seed_list(text: str | None, max_runs: int) -> list[int] | None:
     """--seeds: N (seeds 1 to N) or a list such as 1,5,9; None: the scenario's seed."""
     if text is None:
         return None
-    usage = "a count such as 3 (seeds 1 to 3) or a list such as 1,5,9"
+    usage = "a count such as 3 for seeds 1 to 3, or a list such as 1,5,9"
     try:
         if "," not in text:
             n = parse_int(text, 1, INT_MAX)
