@@ -1,16 +1,42 @@
-"""Plots of the incast sweep and of a flow's trace (matplotlib, Agg backend: no
-display needed). A study's plots live in its module (fairlab.studies)."""
+"""Plotting: the helpers every plot uses (a figure of side-by-side axes, a
+figure as PNG bytes for the report), and the plots of the incast sweep, of a
+sweep and of a flow's trace (matplotlib, Agg backend: no display needed).
+A study's own plots live in its module (fairlab.studies) and use the helpers
+here; the report (fairlab.report) only embeds what they draw."""
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+def figure(
+    ncols: int, width: float, height: float = 4.0, rows: int = 1
+) -> tuple[Figure, list[Any]]:
+    """A figure of ``ncols`` axes (matplotlib's Agg backend), side by side,
+    or in ``rows`` rows filled row by row."""
+    per_row = -(-ncols // rows)
+    fig, axes = plt.subplots(rows, per_row, figsize=(width, height), squeeze=False)
+    return fig, [a for row in axes for a in row][:ncols]
+
+
+def png_bytes(fig: Figure) -> bytes:
+    """Lays out ``fig``, renders it as PNG and closes it."""
+    fig.tight_layout()
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110)
+    plt.close(fig)
+    return buf.getvalue()
 
 
 def _save(fig: Any, path: str | Path) -> Path:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
-import io
 import json
 import math
 import textwrap
@@ -37,39 +36,12 @@ from .studies.base import (
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
 
     from .result import Result
     from .runner import Task
 
 #: The HTML page's file name inside --out.
 PAGE = "index.html"
-
-
-def figure(
-    ncols: int, width: float, height: float = 4.0, rows: int = 1
-) -> tuple[Figure, list[Any]]:
-    """A figure of ``ncols`` axes (matplotlib's Agg backend), side by side,
-    or in ``rows`` rows filled row by row."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    per_row = -(-ncols // rows)
-    fig, axes = plt.subplots(rows, per_row, figsize=(width, height), squeeze=False)
-    return fig, [a for row in axes for a in row][:ncols]
-
-
-def png_bytes(fig: Figure) -> bytes:
-    """Lays out ``fig``, renders it as PNG and closes it."""
-    import matplotlib.pyplot as plt
-
-    fig.tight_layout()
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
-    plt.close(fig)
-    return buf.getvalue()
 
 
 def scenario_digest(scenario: dict[str, Any]) -> str:
@@ -126,14 +98,16 @@ def run_experiment(
     cluster: str | None = None,
     store: str | Path | None = None,
     progress: Any = None,
-    run: Callable[..., list[Result]] | None = None,
+    backend: str = "sim",
+    warn: Callable[[str], None] | None = None,
 ) -> Outcome:
-    """Runs one experiment's tasks, summarizes them and judges every
-    published row; draws its plot. With ``store`` every run is kept in that
-    results store (and runs already there are not run again)."""
-    from .runner import run_tasks
+    """Runs one experiment's tasks on ``backend`` (fairlab.backends: "sim",
+    "emu" or "ns2"), summarizes them and judges every published row; draws
+    its plot. With ``store`` every run is kept in that results store (and runs
+    already there are not run again; the simulator only)."""
+    from . import backends
 
-    run = run or run_tasks
+    run = backends.get(backend).run_tasks(warn)
     t0 = time.perf_counter()
     tasks = exp.tasks(quick)
     results = run(tasks, jobs=jobs, cluster=cluster, progress=progress, store=store)
@@ -143,7 +117,11 @@ def run_experiment(
     wall = time.perf_counter() - t0
     table = summary.table if summary.samples is None else summary.samples
     v = verdicts(table, exp.published)
-    png = png_bytes(exp.plot(summary, exp.published)) if exp.plot else None
+    png = None
+    if exp.plot:
+        from .plots import png_bytes
+
+        png = png_bytes(exp.plot(summary, exp.published))
     return Outcome(exp, quick, summary, v, runs, wall, png)
 
 

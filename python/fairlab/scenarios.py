@@ -9,7 +9,7 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any
 
-from .units import format_time_ps, parse_size, parse_time_ps
+from .units import format_time_ps, parse_buffer, parse_size, parse_time_ps
 
 #: Timer resolution used for sub-millisecond min RTOs when resolution="auto".
 FINE_RESOLUTION = "1us"
@@ -96,9 +96,13 @@ def incast(
     if mss is not None:
         tcp_spec["mss"] = mss
     if rwnd is not None:
-        if rwnd.endswith("pkt"):
+        try:
+            count, unit = parse_buffer(rwnd)
+        except ValueError:  # validation names the field and what is allowed
+            unit = "bytes"
+        if unit == "packets":
             seg = parse_size(mss) if mss else (1000 if profile == "ns2" else 1460)
-            rwnd = f"{int(rwnd[:-3]) * seg}B"
+            rwnd = f"{count * seg}B"
         tcp_spec["receive_window"] = rwnd
     if max_rto is not None:
         tcp_spec["max_rto"] = max_rto

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._core import ScenarioError
+from .plain import check_plain, shorten
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,7 +81,7 @@ def parse_path(path: str) -> list[str | int]:
     for part in path.replace("[", ".").replace("]", "").split("."):
         if part == "":
             raise ScenarioError(
-                f"--param {path}: empty field name; expected a field path such as "
+                f"--param {shorten(path)}: empty field name; expected a field path such as "
                 "topology.rate or workload.0.servers"
             )
         out.append(int(part) if part.isdigit() else part)
@@ -95,10 +96,23 @@ def _path_text(parts: Sequence[str | int]) -> str:
 
 
 def parse_value(text: str) -> Any:
-    """A value as TOML reads it (4, 0.5, true, "x", [1, 2]); anything else as text."""
+    """A value as TOML reads it (4, 0.5, true, "x", [1, 2]); anything else as text.
+
+    Arrays and inline tables nested deeper than the Rust parser's limit are
+    refused before Python's parser (which recurses once per level) sees them."""
     import tomllib
 
+    from . import MAX_NESTING, _core
+
     text = text.strip()
+    try:
+        _core.check_toml(f"v = {text}")
+    except ScenarioError as e:
+        if "recursion limit exceeded" in str(e):
+            raise ScenarioError(
+                f"arrays or inline tables nested {MAX_NESTING} or more levels deep; a value "
+                "nests a few levels"
+            ) from None
     try:
         return tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
@@ -132,16 +146,24 @@ def parse_param(text: str) -> tuple[str, list[Any]]:
     path = path.strip()
     if not eq or not path:
         raise ScenarioError(
-            f"--param {text}: expected PATH=V1,V2,... such as topology.rate=1Gbps,10Gbps"
+            f"--param {shorten(text)}: expected PATH=V1,V2,... such as topology.rate=1Gbps,10Gbps"
         )
     parse_path(path)
     vals = split_values(values)
     if any(v == "" for v in vals):
         raise ScenarioError(
-            f"--param {text}: an empty value; expected PATH=V1,V2,... with values "
+            f"--param {shorten(text)}: an empty value; expected PATH=V1,V2,... with values "
             "between the commas"
         )
-    return path, [parse_value(v) for v in vals]
+    out = []
+    for v in vals:
+        try:
+            value = parse_value(v)
+            check_plain(value, "")
+        except ScenarioError as e:
+            raise ScenarioError(f"--param {shorten(path)}={shorten(v)}: {e}") from None
+        out.append(value)
+    return path, out
 
 
 def set_field(scenario: dict[str, Any], path: str, value: Any) -> None:
@@ -174,7 +196,7 @@ def set_field(scenario: dict[str, Any], path: str, value: Any) -> None:
             node[part] = {}
         elif not isinstance(node[part], dict | list):
             raise ScenarioError(
-                f"--param {path}: {here} is {node[part]!r}, not a table or list; "
+                f"--param {path}: {here} is {shorten(repr(node[part]))}, not a table or list; "
                 f"{nxt} cannot be set inside it"
             )
         node = node[part]
@@ -211,11 +233,16 @@ def sweep_tasks(
         base_seed = json.loads(_core.validate_json(_as_json(base)))["seed"]
     except ScenarioError as e:
         raise ScenarioError(f"the scenario: {e}") from None
-    seen = set()
+    seen: dict[str, str] = {}
     for path, _ in params:
-        if path in seen:
-            raise ScenarioError(f"--param {path}: given twice; give its values in one --param")
-        seen.add(path)
+        # workload[0].size and workload.0.size name one field.
+        norm = _path_text(parse_path(path))
+        if norm in seen:
+            same = "" if seen[norm] == path else f" (as --param {shorten(seen[norm])})"
+            raise ScenarioError(
+                f"--param {shorten(path)}: given twice{same}; give its values in one --param"
+            )
+        seen[norm] = path
     tasks = []
     for combo in itertools.product(*(values for _, values in params)):
         sc = copy.deepcopy(dict(base))
@@ -244,7 +271,7 @@ def _blame(params: Sequence[tuple[str, Sequence[Any]]], combo: Sequence[Any], ms
             named.append((p, v))
     if not named:
         named = [(p, v) for (p, _), v in zip(params, combo, strict=True)]
-    return " ".join(f"--param {p}={_show(v)}" for p, v in named) + f": {msg}"
+    return " ".join(f"--param {shorten(p)}={shorten(_show(v))}" for p, v in named) + f": {msg}"
 
 
 def metrics_of(res: Result) -> dict[str, Any]:
@@ -336,26 +363,12 @@ def metric_unit(metric: str) -> tuple[float, str]:
 def axis_values(values: Sequence[Any]) -> tuple[list[float], str] | None:
     """Numbers for parameter values on a plot axis and their unit, or None if they
     are not all numbers (or all durations, sizes or rates)."""
-    import re
-
-    from .units import parse_size, parse_time_ps
+    from .units import parse_packets, parse_rate_bps, parse_size, parse_time_ps
 
     if all(isinstance(v, int | float) and not isinstance(v, bool) for v in values):
         return [float(v) for v in values], ""
     if not all(isinstance(v, str) for v in values):
         return None
-    rate = re.compile(r"^\s*([0-9.]+)\s*([kMGT]?)(bps|bit/s)\s*$")
-
-    def parse_rate(v: str) -> float:
-        m = rate.match(v)
-        if not m:
-            raise ValueError(v)
-        scale = {"": 1, "k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12}[m.group(2)]
-        return float(m.group(1)) * scale / 1e6
-
-    def parse_packets(v: str) -> int:
-        return int(v.lower().removesuffix("packets").removesuffix("pkt").strip())
-
     try:
         secs = [parse_time_ps(v) / 1e12 for v in values]
     except ValueError:
@@ -366,7 +379,7 @@ def axis_values(values: Sequence[Any]) -> tuple[list[float], str] | None:
             if top >= scale or unit == "ns":
                 return [x / scale for x in secs], unit
     parsers: list[tuple[Any, str]] = [
-        (parse_rate, "Mb/s"),
+        (lambda v: parse_rate_bps(v) / 1e6, "Mb/s"),
         (lambda v: parse_size(v) / 1024, "KiB"),
         (parse_packets, "packets"),
     ]

@@ -1,8 +1,11 @@
-"""Unit strings as the scenario format writes them ("25us", "64KiB", "1Gbps").
+"""Unit strings as the scenario format writes them ("25us", "64KiB", "1Gbps",
+"32pkt").
 
-The Rust side parses them; this module formats Python numbers into strings
-that parse back to exactly the same value, and parses the few strings the CLI
-needs to reason about (e.g. whether a min RTO is below one jiffy).
+The Rust side parses them when it validates a scenario; this module formats
+Python numbers into strings that parse back to exactly the same value, and is
+the one Python parser of the strings the CLI, the studies and the plots need
+to reason about (whether a min RTO is below one jiffy, a quarter of a
+buffer, a rate on an axis). Nothing else in the package parses unit strings.
 """
 
 from __future__ import annotations
@@ -25,6 +28,8 @@ _TIME_PARSE = {
 _SIZE_PARSE = {
     "": 1,
     "B": 1,
+    "byte": 1,
+    "bytes": 1,
     "KB": 10**3,
     "kB": 10**3,
     "MB": 10**6,
@@ -37,10 +42,24 @@ _SIZE_PARSE = {
     "GiB": 2**30,
     "G": 2**30,
 }
+#: Rates as Rust's BitsPerSec::parse reads them: a decimal prefix, then
+#: bps, bit/s or b/s.
+_RATE_PARSE = {
+    prefix + suffix: scale
+    for prefix, scale in (("", 1), ("k", 10**3), ("K", 10**3), ("M", 10**6), ("G", 10**9),
+                          ("T", 10**12))
+    for suffix in ("bps", "bit/s", "b/s")
+}  # fmt: skip
+_PACKET_UNITS = ("pkt", "pkts", "packets", "packet", "p")
+#: Longest unit string parsed: the number of a real value has a few digits,
+#: and Fraction's cost grows with the square of a number's length.
+MAX_UNIT_CHARS = 100
 _NUM = re.compile(r"^\s*([0-9_]*\.?[0-9_]+)\s*([A-Za-zµμ/]*)\s*$")
 
 
 def _split(text: str) -> tuple[Fraction, str]:
+    if len(text) > MAX_UNIT_CHARS:
+        raise ValueError(f"a {len(text)}-character string is not a number with a unit")
     m = _NUM.match(text)
     if not m:
         raise ValueError(f"{text!r} is not a number with a unit")
@@ -69,6 +88,38 @@ def parse_size(text: str) -> int:
     if b.denominator != 1:
         raise ValueError(f"{text!r} is not a whole number of bytes")
     return int(b)
+
+
+def parse_rate_bps(text: str) -> int:
+    """Bits per second in a rate string such as "1Gbps" or "100Mbit/s"."""
+    num, unit = _split(text)
+    if unit not in _RATE_PARSE:
+        raise ValueError(f"{text!r} is not a rate such as '1Gbps' or '100Mbps'")
+    bps = num * _RATE_PARSE[unit]
+    if bps.denominator != 1:
+        raise ValueError(f"{text!r} is not a whole number of bit/s")
+    return int(bps)
+
+
+def parse_packets(text: str) -> int:
+    """Packets in a count such as "32pkt" (also "32 packets")."""
+    num, unit = _split(text)
+    if unit not in _PACKET_UNITS or num.denominator != 1:
+        raise ValueError(f"{text!r} is not a packet count such as '32pkt'")
+    return int(num)
+
+
+def parse_buffer(text: str) -> tuple[int, str]:
+    """A buffer limit, as [queue] limit takes it: (count, "packets") for
+    "32pkt", (bytes, "bytes") for a size such as "64KiB"."""
+    try:
+        return parse_packets(text), "packets"
+    except ValueError:
+        pass
+    try:
+        return parse_size(text), "bytes"
+    except ValueError:
+        raise ValueError(f"{text!r} is not a buffer limit such as '64KiB' or '32pkt'") from None
 
 
 def format_time(seconds: float | Fraction | int) -> str:

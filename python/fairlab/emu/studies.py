@@ -1,55 +1,13 @@
-"""A study's experiments on the kernel: which of them the namespace backend
-can run on this machine, their runs, and their tables beside the
-simulator's."""
+"""A study's experiments on the kernel: their tables beside the simulator's.
+Which of them the kernel can run, and running them, is the Kernel backend's
+(fairlab.backends)."""
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
-
-from .. import ScenarioError
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import pandas as pd
-
-    from ..result import Result
-    from ..runner import Task
-
-
-def refusal(tasks: Sequence[Task]) -> str | None:
-    """Why the kernel cannot run these tasks (the first refusal, one line),
-    or None. Lowers every distinct scenario for this machine's kernel."""
-    from .run import lower, machine_facts
-    from .safety import State, check_machine, guarded, new_prefix
-
-    check_machine()
-    prefix = new_prefix()
-    with guarded(State(prefix=prefix, namespaces=[f"{prefix}-probe"])):
-        facts = machine_facts(prefix)
-    seen = set()
-    for t in tasks:
-        text = json.dumps(t.scenario, sort_keys=True)
-        if text in seen:
-            continue
-        seen.add(text)
-        try:
-            lower(text, facts)
-        except ScenarioError as e:
-            return str(e)
-    return None
-
-
-def runner(warn: Callable[[str], None] | None = None) -> Callable[..., list[Result]]:
-    """A `run_tasks` replacement for `report.run_experiment`: every task on
-    the kernel, one after another (runs side by side would share the CPUs
-    and measure each other); no results store."""
-    from .run import emulate
-
-    def run(tasks: Sequence[Task], **_: Any) -> list[Result]:
-        return [emulate(t.scenario, seed=t.seed, warn=warn) for t in tasks]
-
-    return run
 
 
 def side_by_side(sim: pd.DataFrame, kernel: pd.DataFrame) -> pd.DataFrame:

@@ -17,9 +17,8 @@ import hashlib
 import json
 import math
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from .. import ScenarioError
 
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..report import Outcome
-    from ..result import Result
     from ..runner import Task
     from ..studies.base import Experiment
 
@@ -65,24 +63,15 @@ def split(tasks: Sequence[Task]) -> tuple[list[Task], str]:
     return ok, note
 
 
-def run_tasks(tasks: Sequence[Task], workers: int = 2, **_: Any) -> list[Result]:
-    """Every task on ns-2, `workers` ns processes at a time (each run is
-    one single-threaded ns process)."""
-    from .run import simulate_ns2
-
-    with ThreadPoolExecutor(max_workers=max(1, workers)) as ex:
-        return list(ex.map(lambda t: simulate_ns2(t.scenario, seed=t.seed), tasks))
-
-
 def run_experiment(
     exp: Experiment, quick: bool, workers: int | None = None
 ) -> tuple[Outcome | None, str]:
     """The experiment's lowerable runs on ns-2, summarized and judged
     against the published numbers as fairlab's are; and a note on the runs
     left out."""
-    import os
     import time
 
+    from .. import backends
     from ..report import Outcome, _runs_table
     from ..studies.base import verdicts
 
@@ -90,7 +79,7 @@ def run_experiment(
     ok, note = split(exp.tasks(quick))
     if not ok:
         return None, note or "no run"
-    results = run_tasks(ok, workers or os.cpu_count() or 1)
+    results = backends.get("ns2").run_tasks()(ok, jobs=workers)
     summary = exp.summarize(ok, results)
     runs = _runs_table(ok, results)
     runs["ns_version"] = [r.summary["ns_version"] for r in results]

@@ -342,7 +342,7 @@ PROBABILITY_PUBLISHED = [
 
 
 def plot_probability(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, (ax,) = figure(1, 7.5, 4.2)
@@ -476,7 +476,7 @@ WINNERS_PUBLISHED = [
 
 
 def plot_winners(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, axes = figure(2, 10, 3.8)
@@ -579,7 +579,7 @@ VEGAS_PUBLISHED = [
 
 
 def _plot_cases(summary: Summary, title: str) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, (a1, a2) = figure(2, 10, 3.8)

@@ -23,7 +23,7 @@ import numpy as np
 import pandas as pd
 
 from ..runner import Task, run_tasks
-from ..units import parse_size, parse_time_ps
+from ..units import parse_rate_bps, parse_size, parse_time_ps
 from .base import Experiment, Published, Study, Summary, Tolerance
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def long_flows_scenario(
     """
     short_flows = short_flows or []
     n = flows + 1 + len(short_flows)
-    rate_bps = int(bottleneck.removesuffix("Mbps")) * 10**6
+    rate_bps = parse_rate_bps(bottleneck)
     workloads: list[dict[str, Any]] = [
         # Starts spread over the first 2 s (a permutation of 5 ms slots), so
         # that 400 handshakes do not all meet a 20-packet buffer at once.
@@ -1279,7 +1279,7 @@ DISCIPLINES_PUBLISHED = [
 
 
 def _figure(ncols: int, width: float, height: float = 4.0):
-    from ..report import figure
+    from ..plots import figure
 
     return figure(ncols, width, height)
 

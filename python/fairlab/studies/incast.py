@@ -19,6 +19,7 @@ import pandas as pd
 
 from ..runner import Task
 from ..scenarios import incast as incast_scenario
+from ..units import parse_buffer
 from .base import Experiment, Published, Study, Summary, Tolerance
 
 if TYPE_CHECKING:
@@ -58,6 +59,56 @@ def _setting(rto: str, res: str) -> str:
     return f"{rto}@{res}"
 
 
+def dctcp_threshold(buffer: str) -> str:
+    """DCTCP's marking threshold K when none is given: a quarter of the
+    buffer (10 to 11 packets of a 64 KiB port; the DCTCP paper's rule
+    K > C x RTT / 7 asks for only 1.2 packets at 1 Gb/s and 100 us)."""
+    count, unit = parse_buffer(buffer)
+    return f"{count // 4}pkt" if unit == "packets" else f"{count // 4}B"
+
+
+def grid(
+    servers: Sequence[int],
+    settings: Sequence[tuple[str, str]],
+    seeds: Sequence[int],
+    *,
+    buffers: Sequence[str] = ("64KiB",),
+    tcp: str | None = None,
+    ecn_threshold: str | None = None,
+    **scenario: Any,
+) -> list[Task]:
+    """The incast sweep `fairlab incast` runs: one task per (buffer, (min
+    RTO, resolution), servers, seed), in that order, labelled with each;
+    ``scenario`` goes to :func:`fairlab.scenarios.incast`. DCTCP without an
+    ``ecn_threshold`` marks at :func:`dctcp_threshold` of the buffer."""
+    out = []
+    for buf in buffers:
+        k = ecn_threshold
+        if k is None and tcp == "dctcp":
+            k = dctcp_threshold(buf)
+        for rto, res in settings:
+            for n in servers:
+                for seed in seeds:
+                    sc = incast_scenario(
+                        n,
+                        buffer=buf,
+                        min_rto=rto,
+                        resolution=res,
+                        tcp=tcp,
+                        ecn_threshold=k,
+                        **scenario,
+                    )
+                    labels = {
+                        "servers": n,
+                        "min_rto": rto,
+                        "resolution": res,
+                        "buffer": buf,
+                        "seed": seed,
+                    }
+                    out.append(Task(sc, seed, labels))
+    return out
+
+
 def tasks(
     servers: Sequence[int],
     seeds: Sequence[int],
@@ -68,25 +119,13 @@ def tasks(
     """`fairlab incast --jitter 1us --seeds ...`: the same scenarios, one
     task per (setting, servers, seed)."""
     sizing = sizing or {"sru": "256KiB"}
-    out = []
-    for rto, res, _ in SETTINGS:
-        for n in servers:
-            for seed in seeds:
-                sc = incast_scenario(
-                    n,
-                    buffer="64KiB",
-                    min_rto=rto,
-                    resolution=res,
-                    hz=1000,
-                    rounds=rounds,
-                    delayed_ack=False,
-                    profile="rfc",
-                    jitter=JITTER,
-                    **sizing,
-                )
-                labels = {"setting": _setting(rto, res), "servers": n, "seed": seed}
-                out.append(Task(sc, seed, labels))
-    return out
+    settings = [(rto, res) for rto, res, _ in SETTINGS]
+    common = dict(hz=1000, rounds=rounds, delayed_ack=False, profile="rfc", jitter=JITTER)
+    return [
+        replace(t, labels={"setting": _setting(t.labels["min_rto"], t.labels["resolution"]),
+                           "servers": t.labels["servers"], "seed": t.labels["seed"]})
+        for t in grid(servers, settings, seeds, **common, **sizing)
+    ]  # fmt: skip
 
 
 def summarize(tasks: Sequence[Task], results: Sequence[Result]) -> Summary:
@@ -213,7 +252,7 @@ BLOCK_PUBLISHED = _claims("1 MiB block")
 def plot(summary: Summary, published: Sequence[Published]) -> Figure:
     """Goodput against servers, one curve per min RTO setting, with the
     range over seeds as a band and the published bounds as markers."""
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, (ax,) = figure(1, 11, 5)
@@ -519,7 +558,7 @@ def _readings(
 
 def ns2_plot(title: str, ymax: float = 1000) -> Callable[[Summary, Sequence[Published]], Figure]:
     def draw(summary: Summary, published: Sequence[Published]) -> Figure:
-        from ..report import figure
+        from ..plots import figure
 
         t = summary.table
         fig, (ax,) = figure(1, 11, 5)

@@ -22,6 +22,7 @@ import pandas as pd
 
 from ..runner import Task
 from ..sweep import jain_index
+from ..units import parse_rate_bps
 from .base import Experiment, Published, Study, Summary
 
 if TYPE_CHECKING:
@@ -59,11 +60,8 @@ def _plan(quick: bool) -> tuple[list[int], float]:
     return (QUICK_SEEDS, QUICK_DURATION_S) if quick else (SEEDS, DURATION_S)
 
 
-_RATES_BPS = {"10Gbps": 10**10, "1Gbps": 10**9, "100Mbps": 10**8}
-
-
 def _jitter(rate: str) -> str:
-    return f"{PACKET_BITS * 1_000_000 // _RATES_BPS[rate]}us"
+    return f"{PACKET_BITS * 1_000_000 // parse_rate_bps(rate)}us"
 
 
 GROUPS = [2, 6, 12]
@@ -356,7 +354,7 @@ TWO_SWITCH_PUBLISHED = [
 
 
 def plot_two_switch(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     series = summary.extra or {}
@@ -452,7 +450,7 @@ REMEDY_PUBLISHED = [
 
 
 def plot_remedies(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, (a1, a2) = figure(2, 10, 3.8)
@@ -802,7 +800,7 @@ SCALE_UP_PUBLISHED = [
 
 
 def plot_fat_tree(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     fig, (ax,) = figure(1, max(8, 1.1 * len(t)), 3.8)
@@ -904,7 +902,7 @@ def summarize_blackout(tasks: Sequence[Task], results: Sequence[Result]) -> Summ
             row["port_single_pct"] = 100.0 * port_single
             rows.append(row)
         trace = r.drop_trace
-        packet_s = PACKET_BITS / _RATES_BPS[t.labels["rate"]]
+        packet_s = PACKET_BITS / parse_rate_bps(t.labels["rate"])
         t0, t1, n = _longest_a0_burst_run(trace, 10 * packet_s)
         if n:
             pad = max(t1 - t0, 1e-4) * 0.25
@@ -957,7 +955,7 @@ BLACKOUT_PUBLISHED = [
 
 
 def plot_blackout(summary: Summary, published: Sequence[Published]) -> Figure:
-    from ..report import figure
+    from ..plots import figure
 
     t = summary.table
     ex = summary.extra or {}

@@ -1,0 +1,78 @@
+"""`fairlab compare FILE.toml`: the simulator beside the kernel or real ns-2
+on the same scenario, metric by metric."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import MAX_RUNS, check_out_dir, read_scenario, seconds, seed_list, shorten, warn
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .. import ScenarioError, backends, simulate
+    from ..emu.compare import compare, format_table
+
+    sc = read_scenario(args.file)
+    check_out_dir(args.out, "--out")
+    seeds = seed_list(args.seeds, MAX_RUNS) or [sc.get("seed", 1)]
+    ns2 = args.against == "ns2"
+    other = "ns2" if ns2 else "kernel"
+    backend = backends.get(args.against)
+
+    def emu(scenario: dict, seed: int):
+        return backend.run(scenario, seed, time_limit_s=args.time_limit, warn=warn)
+
+    if ns2:
+        # Refusals and a missing ns before the first simulated run.
+        why = backend.refusal([sc])
+        if why is not None:
+            raise ScenarioError(why)
+    rows, sim_runs, emu_runs = compare(sc, seeds, simulate, emu, other)
+    if args.format == "csv":
+        import pandas as pd
+
+        pd.DataFrame(rows).to_csv(sys.stdout, index=False, float_format="%.6g")
+    else:
+        print(
+            f"{shorten(args.file)}: simulator and {'ns-2' if ns2 else 'kernel'}, {len(seeds)} "
+            f"seed(s) each (seeds {','.join(map(str, seeds))}); {other} sd: run-to-run spread"
+        )
+        print(format_table(rows, other))
+    if args.out:
+        import pandas as pd
+
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        pd.DataFrame(rows).to_csv(out / "compare.csv", index=False)
+        runs = [r | {"backend": "sim"} for r in sim_runs] + [
+            r | {"backend": backend.name} for r in emu_runs
+        ]
+        pd.DataFrame(runs).to_csv(out / "runs.csv", index=False)
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    cp = sub.add_parser(
+        "compare",
+        help="the simulator and the kernel (root) or real ns-2 on the same scenario, metric by "
+        "metric",
+    )
+    cp.add_argument("file", help="scenario TOML file")
+    cp.add_argument("--seeds", default="3", help="seeds: N (1..N) or a list (default 3)")
+    cp.add_argument(
+        "--against",
+        choices=["emu", "ns2"],
+        default="emu",
+        help="emu: the kernel in namespaces (root; default); ns2: real ns-2 (`ns` on the PATH)",
+    )
+    cp.add_argument("--time-limit", type=seconds, default=None, help="emu: seconds per run at most")
+    cp.add_argument(
+        "--format",
+        choices=["table", "csv"],
+        default="table",
+        help="table: one row per metric, both backends (default); csv: the same as CSV",
+    )
+    cp.add_argument("--out", metavar="DIR", help="write compare.csv and runs.csv here")
+    cp.set_defaults(func=cmd_compare)

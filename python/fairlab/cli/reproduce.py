@@ -1,0 +1,214 @@
+"""`fairlab reproduce STUDY`: a source document's experiments beside its
+published numbers, on the simulator and, where asked, the kernel and ns-2,
+with a report."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import UsageError, check_out_dir, cluster_address, int_in, warn
+
+
+def cmd_reproduce(args: argparse.Namespace) -> int:
+    """Runs a study's experiments (the registry in fairlab.studies), prints
+    each beside the published numbers and writes the report into --out."""
+    import time
+
+    from .. import __version__, backends, report, studies
+
+    if args.list:
+        for name in studies.names():
+            st = studies.get(name)
+            print(f"{name}: {st.title}")
+            print(f"    source: {st.source}")
+            width = max(len(e.name) for e in st.experiments)
+            for e in st.experiments:
+                print(f"  {e.name:<{width}}  {e.reproduces}")
+        return 0
+    if args.study is None:
+        raise UsageError(
+            "reproduce: name a study (one of " + ", ".join(studies.names()) + ") or give --list"
+        )
+    if args.study not in studies.names():
+        raise UsageError(
+            f"reproduce: {args.study!r} is not a known study; expected one of "
+            + ", ".join(studies.names())
+            + " (see fairlab reproduce --list)"
+        )
+    study = studies.get(args.study)
+    names = args.experiment or study.names
+    for name in names:
+        if name not in study.names:
+            raise UsageError(
+                f"--experiment: {name!r} is not an experiment of {study.name}; expected one of "
+                + ", ".join(study.names)
+            )
+    names = list(dict.fromkeys(names))
+    if args.format == "csv" and len(names) > 1:
+        raise UsageError("--format csv prints one table: give one --experiment")
+    out = Path(args.out or f"{study.name}-results")
+    check_out_dir(str(out), "--out")
+    if args.no_store and args.store:
+        raise UsageError("--store and --no-store: give one of them")
+    store = None if args.no_store else (args.store or str(out))
+    if args.store:
+        check_out_dir(args.store, "--store")
+    if args.backend in ("ns2", "all"):
+        why = backends.get("ns2").unavailable()
+        if why is not None:
+            raise UsageError(
+                f"--backend {args.backend}: {why}; without it the report shows the stored ns-2 "
+                "results"
+            )
+    outcomes = []
+    t0 = time.perf_counter()
+    for name in names:
+        o = report.run_experiment(
+            study.experiment(name),
+            quick=args.quick,
+            jobs=args.jobs,
+            cluster=args.cluster,
+            store=store,
+        )
+        if args.backend in ("ns2", "all") or (args.backend == "sim" and not args.no_ns2):
+            _ns2_column(study, o, args)
+        if args.backend in ("both", "all"):
+            kernel = backends.get("emu")
+            exp = study.experiment(name)
+            why = kernel.refusal([t.scenario for t in exp.tasks(args.quick)])
+            if why is None:
+                o.kernel = report.run_experiment(
+                    exp, quick=args.quick, backend=kernel.name, warn=warn
+                )
+            else:
+                o.kernel_note = why
+        outcomes.append(o)
+        if args.format == "csv":
+            o.summary.table.to_csv(sys.stdout, index=False, float_format="%.6g")
+        else:
+            print(("\n" if len(outcomes) > 1 else "") + report.text(study, o), flush=True)
+    command = (
+        "fairlab " + " ".join(sys.argv[1:]) if args.command_line is None else args.command_line
+    )
+    page = report.write(study, outcomes, out, command=command, version=__version__)
+    print(
+        f"report: {page} ({len(outcomes)} experiment(s), {time.perf_counter() - t0:.1f} s; "
+        "tables as CSV and Parquet beside it"
+        + (f"; every run in {store}/runs, see fairlab results {store})" if store else ")"),
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _ns2_column(study, o, args: argparse.Namespace) -> None:
+    """The experiment's ns-2 column: run now with --backend ns2|all (ns-2
+    must be installed), else the stored ns-2 results where the study keeps
+    them (their provenance shown)."""
+    from .. import __version__
+    from ..ns2 import studies as ns2_studies
+
+    exp = o.experiment
+    if args.backend in ("ns2", "all"):
+        o.ns2, o.ns2_note = ns2_studies.run_experiment(exp, args.quick, args.jobs)
+        if o.ns2 is not None and args.save_ns2:
+            ns2_studies.save(study.name, o.ns2, __version__)
+        return
+    stored, prov = ns2_studies.load(study.name, exp, args.quick)
+    if stored is not None:
+        o.ns2, o.ns2_provenance = stored, prov
+
+
+class _StudyHelp(argparse.HelpFormatter):
+    """Names the studies in `fairlab reproduce --help` only: building the
+    parser (every command, `fairlab --help`) does not import the registry."""
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        text = super()._get_help_string(action)
+        if action.dest == "study" and text is not None:
+            from .. import studies
+
+            text += ", ".join(studies.names())
+        return text
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    rp = sub.add_parser(
+        "reproduce",
+        help="a source document's experiments beside its published numbers, with a report",
+        description="Runs the experiments of one study (fairlab reproduce --list names them), "
+        "prints each beside the published numbers with a verdict per row, and writes an HTML "
+        "report with plots, and the tables as CSV and Parquet, into --out.",
+        formatter_class=_StudyHelp,
+    )
+    rp.add_argument("study", nargs="?", help="the study to run (see --list): ")
+    rp.add_argument(
+        "--list", action="store_true", help="list the studies and their experiments, then exit"
+    )
+    rp.add_argument(
+        "--experiment",
+        nargs="+",
+        action="extend",
+        metavar="NAME",
+        help="run only these experiments of the study (default: all of them)",
+    )
+    rp.add_argument(
+        "--quick", action="store_true", help="fewer and shorter runs (not the published scale)"
+    )
+    rp.add_argument(
+        "--jobs", type=int_in(1, 4096), default=None, help="worker processes (default: all cores)"
+    )
+    rp.add_argument(
+        "--cluster",
+        type=cluster_address,
+        metavar="ADDRESS",
+        default=None,
+        help="run on an existing Dask cluster, e.g. tcp://HOST:8786 (default: local processes)",
+    )
+    rp.add_argument(
+        "--out",
+        metavar="DIR",
+        default=None,
+        help="directory for the report (index.html), its plots and the tables as CSV and "
+        "Parquet (default: STUDY-results)",
+    )
+    rp.add_argument(
+        "--store",
+        metavar="DIR",
+        default=None,
+        help="results store for every run (fairlab.load reads each; a rerun skips the runs "
+        "already there, so an interrupted study resumes; default: the --out directory)",
+    )
+    rp.add_argument(
+        "--no-store",
+        action="store_true",
+        help="keep no run's tables, only the report (a rerun runs everything again)",
+    )
+    rp.add_argument(
+        "--format",
+        choices=["table", "csv"],
+        default="table",
+        help="table: each experiment beside the published numbers (default); csv: one "
+        "experiment's table on stdout",
+    )
+    rp.add_argument(
+        "--backend",
+        choices=["sim", "both", "ns2", "all"],
+        default="sim",
+        help="sim: the simulator (default; the report shows the stored ns-2 results where a "
+        "study keeps them); both: each experiment the kernel can run also on real Linux TCP "
+        "in namespaces (root; one run at a time), the report showing both side by side, and "
+        "why not for the others; ns2: the runs ns-2 can run also on real ns-2 (`ns` on the "
+        "PATH), published, ns-2 and fairlab side by side; all: ns2 and both",
+    )
+    rp.add_argument(
+        "--no-ns2", action="store_true", help="with --backend sim: no stored ns-2 column"
+    )
+    rp.add_argument(
+        "--save-ns2",
+        action="store_true",
+        help="with --backend ns2|all: keep the ns-2 results in the package's store "
+        "(fairlab/studies/ns2_results), for reports on machines without ns-2",
+    )
+    rp.set_defaults(func=cmd_reproduce, command_line=None)

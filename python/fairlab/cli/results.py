@@ -1,0 +1,131 @@
+"""`fairlab results DIR`: list, filter and export the runs of a results store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .common import UsageError, check_out_file
+
+
+def cmd_results(args: argparse.Namespace) -> int:
+    """Lists, filters and exports the runs of a results store."""
+    import pandas as pd
+
+    from ..store import MARKER, Store, check_run
+
+    root = Path(args.dir)
+    if not (root / MARKER).exists():
+        raise UsageError(f"{args.dir}: not a fairlab results store (no {MARKER})")
+    for opt in (args.export, args.table_out):
+        if opt and Path(opt).suffix not in (".csv", ".parquet"):
+            raise UsageError(f"{opt}: expected a .csv or .parquet file name")
+        check_out_file(opt, "--export")
+    st = Store(root)
+    df = st.table()
+    labels = df.attrs.get("labels", [])
+    if args.verify:
+        bad = [k for k in st.run_keys() if check_run(st.path(k)) is not None]
+        for k in bad:
+            print(f"corrupt: {st.path(k)}: {check_run(st.path(k))}", file=sys.stderr)
+        if bad:
+            df = df[~df["key"].isin(bad)]
+    for cond in args.where:
+        col, eq, val = cond.partition("=")
+        if not eq or col not in df.columns:
+            cols = ", ".join(df.columns) if len(df) else "none: the store is empty"
+            raise UsageError(f"--where {cond}: expected COL=VALUE with COL one of {cols}")
+        c = df[col]
+        if pd.api.types.is_numeric_dtype(c) and not pd.api.types.is_bool_dtype(c):
+            try:
+                num = float(val)
+            except ValueError:
+                raise UsageError(
+                    f"--where {cond}: {col} holds numbers; {val!r} is not one"
+                ) from None
+            df = df[c == num]
+        else:
+            df = df[c.astype(str) == val]
+    if args.export:
+        out = df.drop(columns=[]).reset_index(drop=True)
+        if args.export.endswith(".parquet"):
+            out.to_parquet(args.export, index=False)
+        else:
+            out.to_csv(args.export, index=False)
+        print(f"{len(out)} runs written to {args.export}", file=sys.stderr)
+    if args.table:
+        frames = []
+        for _, row in df.iterrows():
+            res = st.get(row["key"])
+            if args.table not in res.tables:
+                raise UsageError(
+                    f"--table {args.table}: not a table of the runs; expected one of "
+                    f"{', '.join(res.tables)}"
+                )
+            t = res.tables[args.table].copy()
+            for i, lab in enumerate(["key", *labels]):
+                t.insert(i, lab, row[lab])
+            frames.append(t)
+        tab = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        if args.table_out is None:
+            tab.to_csv(sys.stdout, index=False, float_format="%.6g")
+        elif args.table_out.endswith(".parquet"):
+            tab.to_parquet(args.table_out, index=False)
+        else:
+            tab.to_csv(args.table_out, index=False)
+        return 0
+    if args.format == "csv":
+        df.to_csv(sys.stdout, index=False, float_format="%.6g")
+        return 0
+    if not len(df):
+        print(f"{args.dir}: no runs" + (" match" if args.where else ""))
+        return 0
+    shown = ["key", "name", *labels]
+    shown += [
+        m
+        for m in ("incast_goodput_bps", "total_timeouts", "drops", "sim_end_s")
+        if m in df and df[m].notna().any()
+    ]
+    view = df[[c for c in dict.fromkeys(shown) if c in df]].copy()
+    view["key"] = view["key"].str[:12]
+    print(f"{len(df)} runs in {args.dir}")
+    print(view.to_string(index=False, float_format=lambda x: f"{x:.4g}"))
+    return 0
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    rs = sub.add_parser(
+        "results",
+        help="list, filter and export the runs of a results store",
+        description="One row per stored run (and label set): key, labels, summary.",
+    )
+    rs.add_argument("dir", help="results store directory (fairlab sweep --store)")
+    rs.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="COL=VALUE",
+        help="keep rows whose column equals VALUE (repeatable: all must hold)",
+    )
+    rs.add_argument(
+        "--export", metavar="FILE", help="write the rows (every column) to FILE.csv or .parquet"
+    )
+    rs.add_argument(
+        "--table",
+        help="print one result table (flows, rounds, ports, ...) of every selected run, "
+        "with its key and labels, as CSV",
+    )
+    rs.add_argument(
+        "--table-out", metavar="FILE", help="write --table to FILE.csv or .parquet instead"
+    )
+    rs.add_argument(
+        "--verify", action="store_true", help="check every run's files against its run.json"
+    )
+    rs.add_argument(
+        "--format",
+        choices=["table", "csv"],
+        default="table",
+        help="table: a few columns per run (default); csv: every column",
+    )
+    rs.set_defaults(func=cmd_results)

@@ -1,0 +1,91 @@
+"""`fairlab run FILE.toml` and `fairlab emulate FILE.toml`: one scenario on
+one backend (the simulator, the kernel in namespaces, or real ns-2)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from .common import UsageError, check_out_dir, read_scenario, seconds, seed, warn
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    from .. import backends
+
+    sc = read_scenario(args.file)
+    check_out_dir(args.out, "--out")
+    backend = backends.get(getattr(args, "backend", "sim"))
+    res = backend.run(
+        sc,
+        args.seed,
+        time_limit_s=getattr(args, "time_limit", None),
+        warn=warn,
+        progress=sys.stderr.isatty(),
+    )
+    header = backend.header(res)
+    print((header + "\n" if header else "") + res.summary_text())
+    if args.out:
+        out = res.to_parquet(args.out)
+        print(f"tables written to {out}/ (" + ", ".join(f"{t}.parquet" for t in res.tables) + ")")
+    return 0
+
+
+def cmd_emulate(args: argparse.Namespace) -> int:
+    if args.cleanup:
+        from ..emu import cleanup
+        from ..emu.safety import check_machine
+
+        check_machine()
+        removed = cleanup(include_running=args.force)
+        print(f"removed {len(removed)} namespaces" + (": " + " ".join(removed) if removed else ""))
+        return 0
+    if not args.file:
+        raise UsageError("emulate: a scenario file, or --cleanup; expected one")
+    return cmd_run(args)
+
+
+def add_parsers(sub: argparse._SubParsersAction) -> None:
+    r = sub.add_parser("run", help="simulate one scenario file")
+    r.add_argument("file", help="scenario TOML file")
+    r.add_argument("--seed", type=seed, default=None, help="override the scenario's seed")
+    r.add_argument("--out", help="write the tables as Parquet into this directory")
+    r.add_argument(
+        "--backend",
+        choices=["sim", "emu", "ns2"],
+        default="sim",
+        help="sim: the simulator (default); emu: real Linux TCP in network namespaces "
+        "(root; docs/emulation.md); ns2: real ns-2 2.35's one-way agents (`ns` on the PATH; "
+        "docs/ns2.md)",
+    )
+    r.add_argument(
+        "--time-limit", type=seconds, default=None, help="emu, ns2: seconds a run may last at most"
+    )
+    r.set_defaults(func=cmd_run)
+
+    em = sub.add_parser(
+        "emulate",
+        help="run one scenario on real Linux TCP in network namespaces (root)",
+        description="Builds the scenario as network namespaces, veth links, htb-shaped "
+        "ports and routes on this machine, runs traffic agents, and writes the simulator's "
+        "tables (docs/emulation.md). --cleanup removes what earlier runs left.",
+    )
+    em.add_argument("file", nargs="?", help="scenario TOML file")
+    em.add_argument("--seed", type=seed, default=None, help="override the scenario's seed")
+    em.add_argument("--out", help="write the tables as Parquet into this directory")
+    em.add_argument(
+        "--time-limit",
+        type=seconds,
+        default=None,
+        help="seconds a run without a duration may last at most (default 60)",
+    )
+    em.add_argument(
+        "--cleanup",
+        action="store_true",
+        help="remove the namespaces earlier fairlab runs left (found by their state files)",
+    )
+    em.add_argument(
+        "--force",
+        action="store_true",
+        help="with --cleanup: also runs whose fairlab process still lives",
+    )
+    em.set_defaults(func=cmd_emulate, backend="emu")
