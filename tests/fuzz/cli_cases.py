@@ -18,6 +18,7 @@ import io
 import os
 import random
 import shutil
+from collections.abc import Callable
 from pathlib import Path
 
 from fairlab.cli import main
@@ -176,8 +177,11 @@ def argv_for(rng: random.Random, files: dict[str, str], store: str) -> list[str]
     return argv
 
 
-def run_case(rng: random.Random, work: Path, base_store: Path) -> tuple[str, str, str]:
-    """Runs one command line in ``work``; returns (outcome, detail, description)."""
+def run_case(
+    rng: random.Random, work: Path, base_store: Path, say: Callable[[str], None]
+) -> tuple[str, str, str]:
+    """Runs one command line in ``work``; returns (outcome, detail, description).
+    ``say`` is given the description before the command runs."""
     files = setup(work)
     store = work / "store"
     if store.exists():
@@ -185,6 +189,7 @@ def run_case(rng: random.Random, work: Path, base_store: Path) -> tuple[str, str
     shutil.copytree(base_store, store, copy_function=os.link)
     argv = argv_for(rng, files, str(store))
     desc = "argv: " + repr([a if len(a) < 80 else a[:40] + f"...({len(a)} chars)" for a in argv])
+    say(desc)
     out, err = io.StringIO(), io.StringIO()
     cwd = os.getcwd()
     os.chdir(work)
@@ -194,16 +199,9 @@ def run_case(rng: random.Random, work: Path, base_store: Path) -> tuple[str, str
                 code = main(argv)
             except SystemExit as e:
                 code = e.code if isinstance(e.code, int) else (0 if e.code is None else 2)
-    except BaseException as e:
-        e.add_note(desc)
-        raise
     finally:
         os.chdir(cwd)
-    try:
-        return _judge(code, err.getvalue(), desc)
-    except CliFailure as e:
-        e.add_note(desc)
-        raise
+    return _judge(code, err.getvalue(), desc)
 
 
 def _judge(code: int, stderr: str, desc: str) -> tuple[str, str, str]:

@@ -73,24 +73,36 @@ def _run_one(index: int, opts: argparse.Namespace, base: Path, digests: dict) ->
         shutil.rmtree(work)
     work.mkdir()
     signal.setitimer(signal.ITIMER_REAL, opts.timeout)
-    desc = ""
+    said: list[str] = [""]  # the case's description, as soon as it is drawn
+
+    def say(desc: str) -> None:
+        # Also to the parent at once: a case stuck where no signal handler
+        # runs is killed by the parent, which then still knows what it was.
+        said.append(desc)
+        sys.stdout.write(json.dumps({"desc": desc, "surface": surface}) + "\n")
+        sys.stdout.flush()
+
+    fatal = {"surface": surface, "exit": True}
     try:
         if surface == "cli":
-            outcome, detail, desc = cli_cases.run_case(rng, work, base)
+            outcome, detail, desc = cli_cases.run_case(rng, work, base, say)
         else:
-            outcome, detail, desc = store_cases.run_case(rng, surface, base, work, digests)
+            outcome, detail, desc = store_cases.run_case(rng, surface, base, work, digests, say)
     except CaseTimeout:
-        return {"outcome": "FAIL hang", "detail": f"past {opts.timeout} s", "exit": True}
+        return {
+            **fatal,
+            "outcome": "FAIL hang",
+            "detail": f"past {opts.timeout} s",
+            "desc": said[-1],
+        }
     except MemoryError:
-        return {"outcome": "FAIL memory", "detail": "MemoryError", "exit": True}
+        return {**fatal, "outcome": "FAIL memory", "detail": "MemoryError", "desc": said[-1]}
     except (store_cases.CaseFailure, cli_cases.CliFailure) as e:
-        outcome, detail = "FAIL rule", str(e)
-        desc = (getattr(e, "__notes__", None) or [desc])[-1]
+        outcome, detail, desc = "FAIL rule", str(e), said[-1]
     except SystemExit as e:
-        outcome, detail = "FAIL exit", f"SystemExit({e.code!r}) escaped"
+        outcome, detail, desc = "FAIL exit", f"SystemExit({e.code!r}) escaped", said[-1]
     except BaseException as e:  # noqa: BLE001  (the fuzzer's point)
-        notes = getattr(e, "__notes__", [])
-        desc = notes[-1] if notes else desc
+        desc = said[-1]
         frames = traceback.extract_tb(e.__traceback__)[-3:]
         where = " <- ".join(f"{Path(f.filename).name}:{f.lineno}" for f in reversed(frames))
         text = " ".join(str(e).split())[:300]
@@ -99,7 +111,12 @@ def _run_one(index: int, opts: argparse.Namespace, base: Path, digests: dict) ->
         signal.setitimer(signal.ITIMER_REAL, 0)
     peak_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if peak_mib > opts.mem_mib:
-        return {"outcome": "FAIL memory", "detail": f"peak RSS {peak_mib:.0f} MiB", "exit": True}
+        return {
+            **fatal,
+            "outcome": "FAIL memory",
+            "detail": f"peak RSS {peak_mib:.0f} MiB",
+            "desc": said[-1],
+        }
     return {"surface": surface, "outcome": outcome, "detail": detail, "desc": desc}
 
 
@@ -136,13 +153,21 @@ class Worker:
         )
         self.index: int | None = None
         self.started = 0.0
+        self.desc = ""
+        self.surface = "?"
 
     def send(self, index: int) -> None:
         self.index = index
+        self.desc = ""
+        self.surface = "?"
         self.started = time.monotonic()
         assert self.proc.stdin is not None
         self.proc.stdin.write(f"{index}\n")
         self.proc.stdin.flush()
+
+    def known(self) -> dict:
+        """What the worker said of its case before it died or hung."""
+        return {"surface": self.surface, "desc": self.desc}
 
     def stop(self) -> None:
         if self.proc.poll() is None:
@@ -186,12 +211,17 @@ def _answer(w: Worker, opts: argparse.Namespace) -> dict | None:
         if time.monotonic() < deadline:
             return None
         w.stop()
-        return {"outcome": "FAIL hang", "detail": "the worker did not answer", "dead": True}
+        detail = "the worker did not answer (killed)"
+        return {**w.known(), "outcome": "FAIL hang", "detail": detail, "dead": True}
     line = w.proc.stdout.readline()
     if not line:
         code = w.proc.wait()
-        return {"outcome": "FAIL crash", "detail": f"worker exited {code}", "dead": True}
+        detail = f"the worker exited {code}"
+        return {**w.known(), "outcome": "FAIL crash", "detail": detail, "dead": True}
     ans = json.loads(line)
+    if "outcome" not in ans:  # the case's description so far; no answer yet
+        w.desc, w.surface = ans["desc"], ans["surface"]
+        return None
     if ans.get("exit"):
         w.stop()
         ans["dead"] = True

@@ -325,23 +325,30 @@ DRIVERS: dict[str, Callable[[Path, dict[str, str], random.Random], str]] = {
 
 
 def run_case(
-    rng: random.Random, surface: str, base: Path, work: Path, digests: dict[str, str]
+    rng: random.Random,
+    surface: str,
+    base: Path,
+    work: Path,
+    digests: dict[str, str],
+    say: Callable[[str], None],
 ) -> tuple[str, str, Any]:
     """Copies the base store, damages it, drives ``surface``; returns
     (outcome, detail, description). Outcomes: ok, refused (an allowed error,
-    one line). Anything else propagates (the caller reports it)."""
+    one line). Anything else propagates (the caller reports it); ``say`` is
+    given the description as it grows, mutation by mutation."""
     root = work / "store"
     _remove(root)
     # Hard links: mutations replace files, never write into them (checked
     # at the end of a fuzz run: the base store must still be whole).
     shutil.copytree(base, root, symlinks=True, copy_function=os.link)
-    done = [mutate(rng, root, work) for _ in range(rng.choice([1, 1, 1, 2, 3]))]
+    done: list[str] = []
+    for _ in range(rng.choice([1, 1, 1, 2, 3])):
+        say(f"{surface}: mutating after " + "; ".join(done))
+        done.append(mutate(rng, root, work))
     desc = f"{surface}: " + "; ".join(done)
+    say(desc)
     try:
         return "ok", DRIVERS[surface](root, digests, rng), desc
     except ALLOWED as e:
         _one_line(e)
         return "refused", str(e)[:200], desc
-    except BaseException as e:
-        e.add_note(desc)
-        raise
