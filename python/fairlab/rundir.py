@@ -9,6 +9,9 @@ one layout, which ``fairlab.load(DIR)`` reads back::
     run.json             written last: fairlab version, seed, key, labels, and
                          the size and SHA-256 of every file above
 
+hashlib and uuid are imported where used: importing fairlab (and so the
+command line's --help) does not pay for them.
+
 This module sits below both ``result`` (which writes and reads one run) and
 ``store`` (which keeps many): neither imports the other's internals.
 
@@ -23,11 +26,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
-import hashlib
 import json
 import os
 import stat
-import uuid
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,13 +65,21 @@ class StoreError(OSError):
         super().__init__(errno.EINVAL, f"{problem}; expected {expected}", str(path))
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.problem}; expected {self.expected}"
+        return f"{printable(str(self.path))}: {self.problem}; expected {self.expected}"
 
     def __repr__(self) -> str:
         return f"StoreError({str(self)!r})"
 
     def __reduce__(self) -> tuple[Any, ...]:
         return (type(self), (self.path, self.problem, self.expected))
+
+
+def printable(text: str) -> str:
+    """``text`` with control characters escaped (a file name may hold a
+    newline; a message naming it must stay one line)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
 
 
 def one_line(text: str, limit: int = MESSAGE_CHARS) -> str:
@@ -95,10 +104,10 @@ def regular_size(path: Path, limit: int) -> int:
     return st.st_size
 
 
-def _open_regular(path: Path, limit: int) -> int:
-    """A file descriptor of the regular file ``path`` (see ``regular_size``).
-    It is opened without blocking and checked again once open, so a FIFO or
-    device put in its place meanwhile is never read."""
+def _open_regular(path: Path, limit: int) -> tuple[int, int]:
+    """A file descriptor of the regular file ``path`` and its size (see
+    ``regular_size``). It is opened without blocking and checked again once
+    open, so a FIFO or device put in its place meanwhile is never read."""
     regular_size(path, limit)
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
@@ -106,31 +115,32 @@ def _open_regular(path: Path, limit: int) -> int:
         raise
     except OSError as e:
         raise StoreError(path, f"cannot be opened ({one_line(e)})", "a readable file") from None
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
         os.close(fd)
-        raise StoreError(path, f"is {_kind(mode)}", "a regular file")
-    return fd
+        regular_size(path, limit)  # says why
+        raise StoreError(path, "changed while opened", "a regular file")
+    return fd, st.st_size
 
 
 def _chunks(path: Path, limit: int) -> Iterator[bytes]:
-    """The bytes of the regular file ``path`` in pieces, at most ``limit`` in all."""
-    fd = _open_regular(path, limit)
+    """The bytes of the regular file ``path`` in pieces: as many as its size
+    says (a file in /proc says 0 and gives more: refused, not read on)."""
+    fd, size = _open_regular(path, limit)
     total = 0
     try:
         while True:
             try:
-                piece = os.read(fd, 1 << 20)
+                piece = os.read(fd, min(1 << 20, size - total + 1))
             except OSError as e:
-                raise StoreError(
-                    path, f"cannot be read ({one_line(e)})", "a readable file"
-                ) from None
+                why = f"cannot be read ({one_line(e)})"
+                raise StoreError(path, why, "a readable file") from None
             if not piece:
                 return
             total += len(piece)
-            if total > limit:
+            if total > size:
                 raise StoreError(
-                    path, f"more than {limit:,} bytes", f"a file of at most {limit:,} bytes"
+                    path, f"longer than its size ({size:,} bytes)", "a regular file on disk"
                 )
             yield piece
     finally:
@@ -181,9 +191,11 @@ def read_manifest(directory: Path) -> dict[str, Any]:
             or type(want.get("size")) is not int
             or not isinstance(want.get("sha256"), str)
         ):
-            raise StoreError(path, f"files.{one_line(name, 60)}: not {{size, sha256}}", expected)
-        if "/" in name or name in ("", ".", "..", MANIFEST):
-            raise StoreError(path, f"files: {one_line(name, 60)!r} is not a file name", expected)
+            shown = printable(name[:60])
+            raise StoreError(path, f"files.{shown}: not {{size, sha256}}", expected)
+        if "/" in name or name in ("", ".", "..", MANIFEST) or not name.isprintable():
+            shown = printable(name[:60])
+            raise StoreError(path, f"files: {shown!r} is not a file name", expected)
     for name in RUN_JSON_FILES:
         if name not in files:
             raise StoreError(path, f"files: no {name}", expected)
@@ -253,6 +265,8 @@ def read_run(directory: Path, *, full: bool) -> RunDocs:
 
 
 def _check_bytes(path: Path, data: bytes, want: Mapping[str, Any]) -> None:
+    import hashlib
+
     if len(data) != want["size"]:
         raise StoreError(
             path, f"{len(data):,} bytes", f"{want['size']:,} bytes as run.json records"
@@ -288,6 +302,8 @@ def read_table_bytes(path: Path, want: Mapping[str, Any] | None) -> bytes:
 
 
 def _sha256_file(path: Path, limit: int) -> str:
+    import hashlib
+
     h = hashlib.sha256()
     for piece in _chunks(path, limit):
         h.update(piece)
@@ -320,6 +336,8 @@ def run_key(scenario_json: str, seed: int, version: str) -> str:
     text a run returns as its scenario); it is re-serialized with sorted keys
     so the key does not depend on field order.
     """
+    import hashlib
+
     doc = {"fairlab": version, "seed": int(seed), "scenario": json.loads(scenario_json)}
     text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=True)
     return hashlib.sha256(text.encode()).hexdigest()[:32]
@@ -344,6 +362,8 @@ def manifest(
     files: Mapping[str, bytes], *, key: str, seed: int, version: str, labels: list[dict]
 ) -> bytes:
     """run.json for a run of ``files`` (name -> content)."""
+    import hashlib
+
     doc = {
         "format": FORMAT,
         "key": key,
@@ -378,6 +398,8 @@ def write_run_dir(directory: str | Path, files: Mapping[str, bytes], run_json: b
     over its final name; run.json goes last. For ``Result.to_parquet``; the
     store renames a whole directory instead (``Store.put_many``).
     """
+    import uuid
+
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     tag = uuid.uuid4().hex[:8]

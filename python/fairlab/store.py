@@ -418,5 +418,10 @@ def _alive(pid: int) -> bool:
 
 
 def _cell(v: Any) -> Any:
-    """A label as a table cell: lists and tables as JSON text."""
-    return json.dumps(v) if isinstance(v, list | dict) else v
+    """A label or summary value as a table cell: lists and tables as JSON text."""
+    if not isinstance(v, list | dict):
+        return v
+    try:
+        return json.dumps(v)
+    except (RecursionError, ValueError):
+        return "(nested too deep)"

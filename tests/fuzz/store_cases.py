@@ -57,15 +57,21 @@ def make_base(root: Path) -> dict[str, str]:
 # -- mutations -----------------------------------------------------------------
 
 
+def _real_dir(p: Path) -> bool:
+    """A directory, not a symlink to one: the fuzzer never walks out of the
+    case's store (a mutation may have made ``runs`` a symlink)."""
+    return p.is_dir() and not p.is_symlink()
+
+
 def _files(root: Path) -> list[Path]:
     """Every path of the store (files and directories), in a fixed order."""
     out = [root / "store.json", root / "runs", root / "shared"]
-    for d in sorted((root / "runs").iterdir()) if (root / "runs").is_dir() else []:
+    for d in sorted((root / "runs").iterdir()) if _real_dir(root / "runs") else []:
         out.append(d)
-        if d.is_dir() and not d.is_symlink():
+        if _real_dir(d):
             out.extend(sorted(d.iterdir()))
     shared = root / "shared"
-    if shared.is_dir() and not shared.is_symlink():
+    if _real_dir(shared):
         out.extend(sorted(shared.iterdir())[:4])
     return out
 
@@ -101,6 +107,8 @@ WRONG_JSON = [
     b'{"files": []}',
     b'{"files": {"flows.parquet": 1}}',
     b'{"files": {"../x": {"size": 1, "sha256": "0"}}}',
+    b'{"files": {"a\\nb": {"size": 1, "sha256": "0"}, "summary.json": {"size": 1, "sha256": ""},'
+    b' "scenario.json": {"size": 1, "sha256": ""}}}',
     b'{"seed": 1e400}',
     b'{"key": 5, "files": {}}',
     b"\xef\xbb\xbf{}",
@@ -154,10 +162,13 @@ def _forge_manifest(root: Path, p: Path) -> str:
 
 
 def mutate(rng: random.Random, root: Path, fifo_dir: Path) -> str:
-    """Applies one random damage to the store at ``root``; says what it did."""
+    """Applies one random damage to the store at ``root``; says what it did.
+    ``fifo_dir`` (outside the store) holds FIFOs and a directory to point at."""
     paths = _files(root)
     p = rng.choice(paths)
     rel = p.relative_to(root)
+    if os.path.realpath(p.parent) != os.path.join(os.path.realpath(root), rel.parent):
+        raise AssertionError(f"{p}: outside the case's store")  # _files walks no symlink
     kind = rng.randrange(14)
     if kind == 0:
         data = _read(p)
@@ -181,7 +192,10 @@ def mutate(rng: random.Random, root: Path, fifo_dir: Path) -> str:
         _replace(p, _deep_json(rng))
         return f"{rel}: deep JSON" + (_forge_manifest(root, p) if rng.random() < 0.3 else "")
     if kind == 5:
-        target = rng.choice(["/dev/zero", "/dev/urandom", "/dev/null", "/proc/self/mem", "/"])
+        elsewhere = fifo_dir / "elsewhere"
+        elsewhere.mkdir(exist_ok=True)
+        (elsewhere / "run.json").write_bytes(b"{}")
+        target = rng.choice(["/dev/zero", "/dev/urandom", "/dev/null", "/proc/self/mem", elsewhere])
         _remove(p)
         p.symlink_to(target)
         return f"{rel}: symlink to {target}"
@@ -213,7 +227,7 @@ def mutate(rng: random.Random, root: Path, fifo_dir: Path) -> str:
         _remove(p)
         p.symlink_to(p.name if rng.random() < 0.5 else "missing")
         return f"{rel}: a symlink loop or dangling"
-    if kind == 12 and (root / "runs").is_dir() and not (root / "runs").is_symlink():
+    if kind == 12 and _real_dir(root / "runs"):
         extra = root / "runs" / rng.choice(["0" * 32, "x", "zz" * 16])
         _remove(extra)
         if rng.random() < 0.5:
