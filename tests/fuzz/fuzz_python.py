@@ -151,6 +151,11 @@ class Worker:
         self.proc = subprocess.Popen(
             argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1
         )
+        assert self.proc.stdout is not None
+        # Read with os.read, not readline: a buffered reader may hold the
+        # answer while select() says there is nothing to read.
+        self.fd = self.proc.stdout.fileno()
+        self.pending = b""
         self.index: int | None = None
         self.started = 0.0
         self.desc = ""
@@ -164,6 +169,19 @@ class Worker:
         assert self.proc.stdin is not None
         self.proc.stdin.write(f"{index}\n")
         self.proc.stdin.flush()
+
+    def line(self) -> bytes | None:
+        """The next whole line the worker wrote: b"" at its end, None if none yet."""
+        while b"\n" not in self.pending:
+            ready, _, _ = select.select([self.fd], [], [], 0)
+            if not ready:
+                return None
+            data = os.read(self.fd, 1 << 16)
+            if not data:
+                return b""
+            self.pending += data
+        line, _, self.pending = self.pending.partition(b"\n")
+        return line
 
     def known(self) -> dict:
         """What the worker said of its case before it died or hung."""
@@ -203,25 +221,24 @@ def _deadline(w: Worker, opts: argparse.Namespace) -> float:
 
 
 def _answer(w: Worker, opts: argparse.Namespace) -> dict | None:
-    """The worker's answer to its case, or a failure if it died or hung."""
-    assert w.proc.stdout is not None
-    deadline = _deadline(w, opts)
-    ready, _, _ = select.select([w.proc.stdout], [], [], max(deadline - time.monotonic(), 0))
-    if not ready:
-        if time.monotonic() < deadline:
-            return None
-        w.stop()
-        detail = "the worker did not answer (killed)"
-        return {**w.known(), "outcome": "FAIL hang", "detail": detail, "dead": True}
-    line = w.proc.stdout.readline()
-    if not line:
-        code = w.proc.wait()
-        detail = f"the worker exited {code}"
-        return {**w.known(), "outcome": "FAIL crash", "detail": detail, "dead": True}
-    ans = json.loads(line)
-    if "outcome" not in ans:  # the case's description so far; no answer yet
-        w.desc, w.surface = ans["desc"], ans["surface"]
-        return None
+    """The worker's answer to its case, None while it runs, or a failure if
+    it died or hung."""
+    while True:
+        line = w.line()
+        if line is None:
+            if time.monotonic() < _deadline(w, opts):
+                return None
+            w.stop()
+            detail = "the worker did not answer (killed)"
+            return {**w.known(), "outcome": "FAIL hang", "detail": detail, "dead": True}
+        if not line:
+            code = w.proc.wait()
+            detail = f"the worker exited {code}"
+            return {**w.known(), "outcome": "FAIL crash", "detail": detail, "dead": True}
+        ans = json.loads(line)
+        if "outcome" in ans:
+            break
+        w.desc, w.surface = ans["desc"], ans["surface"]  # the case so far
     if ans.get("exit"):
         w.stop()
         ans["dead"] = True
@@ -239,9 +256,9 @@ def _run_all(opts: argparse.Namespace, indices: list[int]) -> tuple[Counter, lis
             if i not in busy and todo:
                 w.send(todo.pop())
                 busy[i] = w
-        streams = {w.proc.stdout: i for i, w in busy.items()}
+        streams = {w.fd: i for i, w in busy.items()}
         ready, _, _ = select.select(list(streams), [], [], 1.0)
-        due = {streams[s] for s in ready}
+        due = {streams[s] for s in ready} | {i for i, w in busy.items() if b"\n" in w.pending}
         due |= {i for i, w in busy.items() if time.monotonic() > _deadline(w, opts)}
         for i in sorted(due):
             w = busy[i]

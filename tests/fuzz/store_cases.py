@@ -167,7 +167,7 @@ def mutate(rng: random.Random, root: Path, fifo_dir: Path) -> str:
     paths = _files(root)
     p = rng.choice(paths)
     rel = p.relative_to(root)
-    if os.path.realpath(p.parent) != os.path.join(os.path.realpath(root), rel.parent):
+    if Path(os.path.realpath(p.parent)) != Path(os.path.realpath(root)) / rel.parent:
         raise AssertionError(f"{p}: outside the case's store")  # _files walks no symlink
     kind = rng.randrange(14)
     if kind == 0:
