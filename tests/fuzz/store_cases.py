@@ -1,7 +1,7 @@
 """Damaged results stores for the Python fuzzer: a small real store, mutated
 as a disk, a user or another program could damage it, then driven through
-``fairlab.load``, the store's listing, ``repair.verify`` and a sweep resuming
-into it.
+``fairlab.load``, the store's listing (and ``fairlab results`` on it),
+``repair.verify`` and a sweep resuming into it.
 
 A case is a list of mutations drawn from a seeded generator (so the same
 seed and index give the same case) and a surface. What a case must do:
@@ -13,7 +13,9 @@ leave each run it reran whole, with its old digest.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import random
@@ -24,6 +26,7 @@ from typing import Any
 
 import fairlab
 from fairlab import scenarios
+from fairlab.cli import main
 from fairlab.repair import verify
 from fairlab.rundir import JSON_MAX_BYTES, StoreError
 from fairlab.runner import Task, run_tasks
@@ -298,7 +301,22 @@ def drive_list(root: Path, digests: dict[str, str], rng: random.Random) -> str:
         why = st.check(key)
         if why is not None and "\n" in why:
             raise CaseFailure(f"check({key}) not one line: {why!r}")
+    _results_cli(root, rng)
     return f"{len(quick.table)} rows, {len(full.damaged)} damaged"
+
+
+def _results_cli(root: Path, rng: random.Random) -> None:
+    """``fairlab results`` on the damaged store: exit 0, or one line."""
+    argv = ["results", str(root), *rng.choice([[], ["--verify"], ["--table", "flows"]])]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main(argv)
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 2
+    lines = err.getvalue().strip().splitlines()
+    if code != 0 and len(lines) != 1:
+        raise CaseFailure(f"{argv[0]} {argv[2:]}: exit {code} with {lines[:3]!r}")
 
 
 def drive_verify(root: Path, digests: dict[str, str], rng: random.Random) -> str:
