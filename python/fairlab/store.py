@@ -62,7 +62,7 @@ from .rundir import write_file as _write
 if TYPE_CHECKING:
     import pandas as pd
 
-# Re-exported: the runner, the sweep and callers of old name this module for them.
+# Re-exported from rundir: the runner, the sweep and older callers import them from here.
 __all__ = [
     "FORMAT",
     "MANIFEST",
@@ -112,7 +112,7 @@ class Store:
         self.root = Path(root)
         expected = "a fairlab results store (a directory with store.json and runs/)"
         if self.root.exists() and not self.root.is_dir():
-            raise StoreError(self.root, "is a file", expected)
+            raise StoreError(self.root, "is not a directory", expected)
         marker = self.root / MARKER
         if os.path.lexists(marker):
             regular_size(marker, 1 << 20)
