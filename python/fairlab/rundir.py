@@ -195,7 +195,7 @@ def read_manifest(directory: Path) -> dict[str, Any]:
             raise StoreError(path, f"files.{shown}: not {{size, sha256}}", expected)
         if "/" in name or name in ("", ".", "..", MANIFEST) or not name.isprintable():
             shown = printable(name[:60])
-            raise StoreError(path, f"files: {shown!r} is not a file name", expected)
+            raise StoreError(path, f"files: '{shown}' is not a file name", expected)
     for name in RUN_JSON_FILES:
         if name not in files:
             raise StoreError(path, f"files: no {name}", expected)

@@ -242,3 +242,23 @@ def test_result_and_store_do_not_import_each_other():
     assert not imports("result") & {"store", "runner", "repair"}
     assert not imports("rundir") & {"store", "result", "runner", "repair"}
     assert not imports("store") & {"runner", "repair"}
+
+
+def test_a_file_name_with_a_newline_in_run_json_is_reported_on_one_line(store):
+    run = first_run(store)
+    doc = json.loads((run / "run.json").read_text())
+    doc["files"]["a\nb.parquet"] = {"size": 1, "sha256": "0"}
+    replace(run / "run.json", json.dumps(doc).encode())
+    (damage,) = Store(store, create=False).scan().damaged
+    assert "\n" not in str(damage) and "a\\nb.parquet" in str(damage)
+
+
+def test_a_file_longer_than_its_size_is_not_read_on(tmp_path):
+    from fairlab.rundir import read_bounded
+
+    with pytest.raises(StoreError, match="longer than its size"):
+        read_bounded(Path("/proc/self/status"), 1 << 20)  # says 0 bytes, gives more
+    (tmp_path / "f").write_bytes(b"abc")
+    assert read_bounded(tmp_path / "f", 3) == b"abc"
+    with pytest.raises(StoreError, match="3 bytes; expected a file of at most 2 bytes"):
+        read_bounded(tmp_path / "f", 2)
