@@ -241,8 +241,9 @@ def read_run(directory: Path, *, full: bool) -> RunDocs:
     first damage found. With run.json, every file it lists must be a regular
     file of the recorded size and, when ``full`` (and always for the two JSON
     files, which are read anyway), of the recorded SHA-256; summary.json and
-    scenario.json must be JSON objects. Without run.json only those two are
-    read (a run written before run.json existed)."""
+    scenario.json must be JSON objects, the summary with its seed and digest.
+    Without run.json only those two are read (a run written before run.json
+    existed)."""
     if not directory.is_dir():
         raise StoreError(directory, "not a directory", "a run directory")
     doc = None
@@ -261,7 +262,15 @@ def read_run(directory: Path, *, full: bool) -> RunDocs:
         if doc is not None:
             _check_bytes(path, data, doc["files"][name])
         jsons.append(parse_json(path, data))
-    return RunDocs(doc, jsons[0], jsons[1])
+    summary = jsons[0]
+    # What readers of any run rely on (every backend writes both).
+    if not isinstance(summary.get("digest"), str) or type(summary.get("seed")) is not int:
+        raise StoreError(
+            directory / "summary.json",
+            "no digest (text) or seed (integer)",
+            "a run's summary (seed, digest, ...)",
+        )
+    return RunDocs(doc, summary, jsons[1])
 
 
 def _check_bytes(path: Path, data: bytes, want: Mapping[str, Any]) -> None:

@@ -331,6 +331,8 @@ def main(argv: list[str] | None = None) -> int:
     if opts.worker is not None:
         opts.work = opts.worker
         return worker(opts)
+    # SIGTERM ends the run as Ctrl-C does: the work directory is removed.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     work = _work_root()
     try:
         _make_base(work)
