@@ -262,3 +262,20 @@ def test_a_file_longer_than_its_size_is_not_read_on(tmp_path):
     assert read_bounded(tmp_path / "f", 3) == b"abc"
     with pytest.raises(StoreError, match="3 bytes; expected a file of at most 2 bytes"):
         read_bounded(tmp_path / "f", 2)
+
+
+def test_a_summary_that_run_json_vouches_for_still_needs_its_digest_and_seed(store, pristine):
+    import hashlib
+
+    run = first_run(store)
+    replace(run / "summary.json", b"{}")
+    doc = json.loads((run / "run.json").read_text())
+    doc["files"]["summary.json"] = {"size": 2, "sha256": hashlib.sha256(b"{}").hexdigest()}
+    replace(run / "run.json", json.dumps(doc).encode())
+    (damage,) = Store(store, create=False).scan().damaged
+    assert str(damage).endswith(
+        "summary.json: no digest (text) or seed (integer); expected "
+        "a run's summary (seed, digest, ...)"
+    )
+    results = run_tasks(TASKS, jobs=1, store=store, progress=False)
+    assert sorted(r.digest for r in results) == sorted(pristine[1].values())
