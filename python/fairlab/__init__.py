@@ -12,20 +12,27 @@ True
 
 from __future__ import annotations
 
+import errno
 import json
+import os
 import tomllib
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _core, scenarios
 from ._core import ScenarioError
 from .result import Result
+from .rundir import MANIFEST, StoreError
+
+if TYPE_CHECKING:
+    from .store import Store
 
 __version__ = _core.__version__
 __all__ = [
     "ScenarioError",
     "Result",
+    "StoreError",
     "load",
     "load_scenario",
     "scenarios",
@@ -36,10 +43,33 @@ __all__ = [
 ScenarioLike = Mapping[str, Any] | str | Path
 
 
-def load(directory: str | Path) -> Result:
-    """Reads back a run written by ``Result.to_parquet``, ``fairlab run --out``, or
-    stored by a sweep or study (``STORE/runs/<key>``): one layout for all."""
-    return Result.from_parquet(directory)
+def load(directory: str | Path) -> Result | Store:
+    """Reads back a run or a results store.
+
+    A run written by ``Result.to_parquet``, ``fairlab run --out``, or stored
+    by a sweep or study (``STORE/runs/<key>``; one layout for all) gives its
+    Result. A store (``sweep --store``, a study's results) gives the Store,
+    opened for reading: ``store.table()`` has a row per run with its labels
+    (a sweep's parameters and seed) and summary as columns, ``store[key]``
+    is that run's Result; damaged runs are left out (``store.scan()`` says
+    which). A missing path raises FileNotFoundError; a damaged run or
+    anything else StoreError, one line naming the file.
+    """
+    from .store import MARKER, Store
+
+    d = Path(directory)
+    if os.path.lexists(d / MARKER):
+        return Store(d, create=False)
+    if d.is_dir() and any(os.path.lexists(d / n) for n in (MANIFEST, "summary.json")):
+        return Result.from_parquet(d)
+    if not os.path.lexists(d):
+        raise FileNotFoundError(errno.ENOENT, "no such run or store directory", str(d))
+    raise StoreError(
+        d,
+        "a directory without run.json or store.json" if d.is_dir() else "not a directory",
+        "a run directory (fairlab run --out, Result.to_parquet) or a results store "
+        "(fairlab sweep --store)",
+    )
 
 
 #: Nesting of tables and arrays at which a scenario is refused: the Rust TOML

@@ -5,10 +5,21 @@ from __future__ import annotations
 import errno
 import json
 import math
+import os
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .rundir import (
+    StoreError,
+    manifest,
+    one_line,
+    read_run,
+    read_table_bytes,
+    run_key,
+    write_run_dir,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -33,6 +44,9 @@ TABLES = (
     "reads",
 )
 
+# The three lists below copy the core's (crates/fairlab-sim/src/metrics/mod.rs):
+# _core does not export them yet (issue 20, item 5: contracts exported from
+# _core instead of copied); when it does, take them from there.
 # Tables the summary's digest leaves out (metrics::NOT_DIGESTED): added after
 # digests were first recorded, so that every run's digest stayed the same.
 NOT_DIGESTED = ("paths", "port_inputs", "drop_runs", "flow_drop_runs", "drop_trace")
@@ -118,20 +132,28 @@ class Result:
     @classmethod
     def from_parquet(cls, directory: str | Path) -> Result:
         """Reads back a run that :meth:`to_parquet` wrote into ``directory``, or a
-        stored run (``STORE/runs/<key>``); tables are read when first used."""
+        stored run (``STORE/runs/<key>``); tables are read when first used.
+
+        run.json, summary.json and scenario.json are read and checked now,
+        each table file's size too; a table's bytes are checked against
+        run.json when it is read. Damage raises ``StoreError`` (one line: the
+        file, what is wrong, what was expected); a missing directory
+        FileNotFoundError."""
         d = Path(directory)
-        if not d.is_dir():
+        if not os.path.lexists(d):
             raise FileNotFoundError(errno.ENOENT, "no such directory", str(d))
-        names = [n for n in TABLES if (d / f"{n}.parquet").exists()]
-        names += sorted(
-            p.stem for p in d.glob("*.parquet") if p.stem not in TABLES and p.name[0] != "."
+        docs = read_run(d, full=False)
+        if docs.manifest is not None:
+            listed = docs.manifest["files"]
+            found = [n[: -len(".parquet")] for n in listed if n.endswith(".parquet")]
+        else:
+            listed = {}
+            found = [p.stem for p in d.glob("*.parquet") if p.name[0] != "."]
+        names = sorted(found, key=lambda n: (_order(n), n))
+        tables = Tables(
+            {n: _stored_reader(d / f"{n}.parquet", listed.get(f"{n}.parquet")) for n in names}
         )
-        tables = Tables({n: _parquet_reader(d / f"{n}.parquet") for n in names})
-        return cls(
-            summary=json.loads((d / "summary.json").read_text()),
-            tables=tables,
-            scenario=json.loads((d / "scenario.json").read_text()),
-        )
+        return cls(summary=docs.summary, tables=tables, scenario=docs.scenario)
 
     @classmethod
     def from_files(cls, files: Mapping[str, bytes]) -> Result:
@@ -257,7 +279,6 @@ class Result:
         store key, ``labels``, each file's size and SHA-256). Each file is
         written to a temporary name, fsynced and renamed into place."""
         from . import _core
-        from .store import manifest, run_key, write_run_dir
 
         files = self.files()
         seed = int(self.summary["seed"])
@@ -358,6 +379,25 @@ def _parquet_reader(source: Path | bytes) -> Callable[[], pa.Table]:
         src = pa.BufferReader(source) if isinstance(source, bytes) else str(source)
         # ParquetFile.read: a fifth of read_table's cost on small tables (no dataset layer).
         return pq.ParquetFile(src).read(use_threads=False)
+
+    return read
+
+
+def _stored_reader(path: Path, want: Mapping[str, Any] | None) -> Callable[[], pa.Table]:
+    """A function that reads one table of a run on disk: a bounded read of a
+    regular file, checked against its run.json entry ``want``, then parsed.
+    Anything the Parquet reader raises on it (ArrowInvalid, a thrift error,
+    an allocation failure) is a damaged file, one line."""
+
+    def read() -> pa.Table:
+        data = read_table_bytes(path, want)
+        try:
+            return _parquet_reader(data)()
+        except Exception as e:  # noqa: BLE001  (pyarrow's many error types)
+            text = one_line(e) or type(e).__name__
+            raise StoreError(
+                path, f"not a readable Parquet file ({text})", "a Parquet table"
+            ) from None
 
     return read
 

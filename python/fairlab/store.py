@@ -1,15 +1,8 @@
 """The results store: finished runs in a directory, one subdirectory per run.
 
-Every run, stored or written by ``Result.to_parquet``, has one layout, which
-``fairlab.load(DIR)`` reads back::
-
-    <table>.parquet      one per result table (flows, rounds, ports, ...)
-    summary.json         the run's summary (seed, digest, goodput, ...)
-    scenario.json        the normalized scenario (every default filled in)
-    run.json             written last: fairlab version, seed, key, labels, and
-                         the size and SHA-256 of every file above
-
-A store is a directory::
+Each run has the layout ``fairlab.rundir`` describes (tables as Parquet,
+summary.json, scenario.json, run.json written last), which ``fairlab.load``
+reads back. A store is a directory::
 
     STORE/store.json     marks the directory as a store
     STORE/runs/<key>/    one run, in the layout above
@@ -24,8 +17,10 @@ so a rerun of a sweep finds what it already ran. A run is written into a
 temporary directory beside its final place, every file fsynced, then renamed
 into place (an atomic step), then the parent directory fsynced: a process
 killed at any moment leaves either the whole run or none of it under its key.
-A run whose files do not match its run.json (truncated, edited, bad JSON) is
-corrupt: ``check`` says so and the runner runs it again.
+A run whose files do not match its run.json (truncated, edited, bad JSON, a
+file replaced by a device or a pipe) is damaged: listing leaves it out and
+says why (``scan``), ``check`` says so and the runner runs it again, and
+``fairlab.repair.verify`` lists every one and can run them again.
 """
 
 from __future__ import annotations
@@ -39,238 +34,249 @@ import socket
 import uuid
 from collections.abc import Iterable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from .result import Result
+from .rundir import (
+    FORMAT,
+    MANIFEST,
+    TABLE_MAX_BYTES,
+    TMP_PREFIX,
+    RunDocs,
+    StoreError,
+    manifest,
+    plain,
+    read_bounded,
+    read_manifest,
+    read_run,
+    regular_size,
+    run_key,
+    write_run_dir,
+)
+from .rundir import check_run as _damage_of
+from .rundir import fsync_path as _fsync_path
+from .rundir import write_file as _write
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from .result import Result
+# Re-exported from rundir: the runner, the sweep and older callers import them from here.
+__all__ = [
+    "FORMAT",
+    "MANIFEST",
+    "MARKER",
+    "Listing",
+    "Store",
+    "StoreError",
+    "check_run",
+    "manifest",
+    "plain",
+    "read_manifest",
+    "run_key",
+    "write_run_dir",
+]
 
-#: Version of the run layout written into run.json.
-FORMAT = 1
-MANIFEST = "run.json"
 MARKER = "store.json"
-TMP_PREFIX = ".tmp-"
-
-
-def run_key(scenario_json: str, seed: int, version: str) -> str:
-    """The store key of a run: SHA-256 over the normalized scenario, seed, version.
-
-    ``scenario_json`` is what ``fairlab._core.validate_json`` returns (the same
-    text a run returns as its scenario); it is re-serialized with sorted keys
-    so the key does not depend on field order.
-    """
-    doc = {"fairlab": version, "seed": int(seed), "scenario": json.loads(scenario_json)}
-    text = json.dumps(doc, sort_keys=True, separators=(",", ":"), allow_nan=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
-
-
-def plain(value: Any) -> Any:
-    """JSON-ready labels: numpy scalars as Python numbers, other objects as text."""
-    if isinstance(value, Mapping):
-        return {str(k): plain(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [plain(v) for v in value]
-    if value is None or isinstance(value, bool | int | float | str):
-        return value
-    item = getattr(value, "item", None)
-    if callable(item):
-        with contextlib.suppress(Exception):
-            return plain(item())
-    return str(value)
-
-
-def manifest(
-    files: Mapping[str, bytes], *, key: str, seed: int, version: str, labels: list[dict]
-) -> bytes:
-    """run.json for a run of ``files`` (name -> content)."""
-    doc = {
-        "format": FORMAT,
-        "key": key,
-        "fairlab_version": version,
-        "seed": int(seed),
-        "labels": [plain(x) for x in labels],
-        "files": {
-            name: {"size": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-            for name, data in sorted(files.items())
-        },
-    }
-    return (json.dumps(doc, indent=2) + "\n").encode()
-
-
-def _fsync_path(path: Path, directory: bool = False) -> None:
-    fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if directory else 0))
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _write(path: Path, data: bytes) -> None:
-    with open(path, "wb") as f:
-        f.write(data)
-
-
-def write_run_dir(directory: str | Path, files: Mapping[str, bytes], run_json: bytes) -> Path:
-    """Writes a run's files into ``directory`` (which may exist), each atomically.
-
-    Each file goes to a temporary name in the directory, is fsynced and renamed
-    over its final name; run.json goes last. For ``Result.to_parquet``; the
-    store renames a whole directory instead (``Store.put_many``).
-    """
-    out = Path(directory)
-    out.mkdir(parents=True, exist_ok=True)
-    tag = uuid.uuid4().hex[:8]
-    # run.json first out of the way: a reader never pairs an old manifest
-    # with new files.
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(out / MANIFEST)
-    for name, data in [*files.items(), (MANIFEST, run_json)]:
-        tmp = out / f"{TMP_PREFIX}{tag}-{name}"
-        _write(tmp, data)
-        _fsync_path(tmp)
-        os.replace(tmp, out / name)
-    _fsync_path(out, directory=True)
-    return out
-
-
-def read_manifest(directory: Path) -> dict[str, Any] | None:
-    try:
-        doc = json.loads((directory / MANIFEST).read_bytes())
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) and isinstance(doc.get("files"), dict) else None
 
 
 def check_run(directory: Path) -> str | None:
-    """None if ``directory`` holds a complete run matching its run.json, else why not."""
-    doc = read_manifest(directory)
-    if doc is None:
-        return f"{directory / MANIFEST}: missing or not valid JSON"
-    for name, want in doc["files"].items():
-        p = directory / name
-        try:
-            data = p.read_bytes()
-        except OSError:
-            return f"{p}: missing"
-        if len(data) != want.get("size") or hashlib.sha256(data).hexdigest() != want.get("sha256"):
-            return f"{p}: {len(data)} bytes that do not match run.json"
-    for name in ("summary.json", "scenario.json"):
-        if name not in doc["files"]:
-            return f"{directory / name}: not in run.json"
-    return None
+    """None if ``directory`` holds a whole run matching its run.json (every
+    file's size and SHA-256), else what is wrong, one line."""
+    damage = _damage_of(Path(directory), full=True)
+    return None if damage is None else str(damage)
+
+
+@dataclass
+class Listing:
+    """A store's runs: ``table`` (one row per run and label set; see
+    ``Store.table``) and ``damaged`` (one StoreError per run left out: the
+    file, what is wrong, what was expected)."""
+
+    table: pd.DataFrame
+    damaged: list[StoreError] = field(default_factory=list)
 
 
 class Store:
-    """A results store in directory ``root`` (made if missing)."""
+    """A results store in directory ``root``.
 
-    def __init__(self, root: str | Path) -> None:
+    ``create``: make the store if ``root`` is missing or empty (a writer);
+    else ``root`` must be a store already (a reader: ``fairlab.load``), and
+    nothing is written to it. ``fairlab.load(root)`` gives a reader: its
+    ``table()`` lists the runs with their labels (a sweep's parameters and
+    seed) as columns, ``store[key]`` reads one run's Result.
+    """
+
+    def __init__(self, root: str | Path, *, create: bool = True) -> None:
         self.root = Path(root)
+        expected = "a fairlab results store (a directory with store.json and runs/)"
         if self.root.exists() and not self.root.is_dir():
-            raise NotADirectoryError(20, "a store is a directory, not a file", str(self.root))
+            raise StoreError(self.root, "is not a directory", expected)
         marker = self.root / MARKER
-        if not marker.exists():
-            if (
-                self.root.exists()
-                and any(self.root.iterdir())
-                and not (self.root / "runs").is_dir()
-            ):
-                raise FileExistsError(
-                    17,
-                    "not empty and not a fairlab store (no store.json); give a new or "
-                    "empty directory",
-                    str(self.root),
-                )
-            self.root.mkdir(parents=True, exist_ok=True)
-            (self.root / "runs").mkdir(exist_ok=True)
-            tmp = self.root / f"{TMP_PREFIX}{uuid.uuid4().hex[:8]}-{MARKER}"
-            _write(tmp, (json.dumps({"fairlab_store": FORMAT}) + "\n").encode())
-            os.replace(tmp, marker)
+        if os.path.lexists(marker):
+            regular_size(marker, 1 << 20)
+        elif not create:
+            raise StoreError(marker, "missing", expected)
+        else:
+            self._make(marker)
         self.runs_dir = self.root / "runs"
-        self.runs_dir.mkdir(exist_ok=True)
+        if os.path.lexists(self.runs_dir) and not self.runs_dir.is_dir():
+            raise StoreError(self.runs_dir, "is not a directory", "the directory of the runs")
+        if create:
+            self.runs_dir.mkdir(exist_ok=True)
         self._pool: ThreadPoolExecutor | None = None
         #: Contents seen once in this session, and shared copies known good (hashes).
         self._seen: dict[str, int] = {}
         self._shared: set[str] = set()
-        self._clean_tmp()
+        if create:
+            self._clean_tmp()
+
+    def _make(self, marker: Path) -> None:
+        if self.root.exists() and any(self.root.iterdir()) and not (self.root / "runs").is_dir():
+            raise FileExistsError(
+                17,
+                "not empty and not a fairlab store (no store.json); give a new or empty directory",
+                str(self.root),
+            )
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / "runs").mkdir(exist_ok=True)
+        tmp = self.root / f"{TMP_PREFIX}{uuid.uuid4().hex[:8]}-{MARKER}"
+        _write(tmp, (json.dumps({"fairlab_store": FORMAT}) + "\n").encode())
+        os.replace(tmp, marker)
+
+    def __repr__(self) -> str:
+        return f"Store({str(self.root)!r})"
 
     # -- reading -----------------------------------------------------------
 
     def path(self, key: str) -> Path:
         return self.runs_dir / key
 
-    def run_keys(self) -> list[str]:
-        return sorted(
-            p.name
-            for p in self.runs_dir.iterdir()
-            if not p.name.startswith(".") and (p / MANIFEST).exists()
-        )
+    def _names(self) -> list[str]:
+        """Every entry of runs/ but runs being written (``.tmp-*``), sorted."""
+        if not self.runs_dir.is_dir():
+            return []
+        try:
+            return sorted(p.name for p in self.runs_dir.iterdir() if not p.name.startswith("."))
+        except OSError as e:
+            raise StoreError(
+                self.runs_dir, f"cannot be listed ({e.strerror})", "a readable directory"
+            ) from None
 
-    def __contains__(self, key: str) -> bool:
-        return self.check(key) is None
+    def run_keys(self) -> list[str]:
+        """The keys of the runs stored (with a run.json; whole or not)."""
+        return [k for k in self._names() if os.path.lexists(self.path(k) / MANIFEST)]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.run_keys())
+
+    def __len__(self) -> int:
+        return len(self.run_keys())
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.check(key) is None
+
+    def __getitem__(self, key: str) -> Result:
+        return self.get(key)
 
     def check(self, key: str) -> str | None:
         """None if the run ``key`` is stored whole, else what is wrong (or missing)."""
         d = self.path(key)
         if not d.is_dir():
             return f"{d}: not stored"
-        return check_run(d)
+        damage = self._damage(key, full=True)
+        return None if damage is None else str(damage)
+
+    def _damage(self, key: str, *, full: bool) -> StoreError | None:
+        try:
+            self._read(key, full=full)
+        except StoreError as e:
+            return e
+        return None
+
+    def _read(self, key: str, *, full: bool) -> RunDocs:
+        """The run ``key``'s JSON files, checked (``rundir.read_run``); its
+        run.json must exist and name the key the run is stored under."""
+        d = self.path(key)
+        if not d.is_dir():
+            raise StoreError(d, "not a directory", "a run directory (STORE/runs/KEY)")
+        if not os.path.lexists(d / MANIFEST):
+            raise StoreError(d / MANIFEST, "missing", "run.json, written last")
+        try:
+            docs = read_run(d, full=full)
+        except StoreError:
+            raise
+        except OSError as e:  # a file gone while read
+            raise StoreError(e.filename or d, str(e.strerror or e), "a whole run") from None
+        have = docs.manifest.get("key") if docs.manifest else None
+        if have != key:
+            shown = "no key" if have is None else f"key {str(have)[:40]!r}"
+            raise StoreError(d / MANIFEST, shown, f"key {key!r}, the run's directory name")
+        return docs
 
     def get(self, key: str) -> Result:
         """The stored run ``key``; tables are read when first used."""
-        from .result import Result
-
         return Result.from_parquet(self.path(key))
 
-    def manifests(self) -> Iterator[dict[str, Any]]:
-        for key in self.run_keys():
-            doc = read_manifest(self.path(key))
-            if doc is not None:
-                yield doc
+    def damaged(self, *, full: bool = True) -> list[StoreError]:
+        """Every run in runs/ that is not whole, one StoreError each (``full``:
+        every file's SHA-256 checked, else sizes only)."""
+        return [e for k in self._names() if (e := self._damage(k, full=full)) is not None]
 
-    def table(self, *, verify: bool = False) -> pd.DataFrame:
-        """One row per stored run and label set: key, labels, seed, version, summary."""
+    def scan(self, *, full: bool = False) -> Listing:
+        """The runs as a table (see ``table``) and the damaged ones left out.
+
+        ``full``: check every file's SHA-256 (reads every table); else the
+        JSON files are read and the tables' sizes checked, which finds
+        truncation and wrong-shape JSON but not a changed byte in a table.
+        """
         import pandas as pd
 
         rows = []
+        damaged = []
         label_names: dict[str, None] = {}
-        for doc in self.manifests():
-            key = doc["key"]
-            d = self.path(key)
-            if verify and check_run(d) is not None:
-                continue
+        fixed = ("key", "name", "fairlab_version")
+        for key in self._names():
             try:
-                summary = json.loads((d / "summary.json").read_bytes())
-                scenario = json.loads((d / "scenario.json").read_bytes())
-            except (OSError, ValueError):
+                docs = self._read(key, full=full)
+            except StoreError as e:
+                damaged.append(e)
                 continue
-            for labels in doc.get("labels") or [{}]:
-                row = {"key": key, "name": scenario.get("name", "")}
-                row.update({k: _cell(v) for k, v in labels.items()})
-                label_names.update(dict.fromkeys(labels))
-                row["fairlab_version"] = doc.get("fairlab_version")
-                row.update(summary)
+            assert docs.manifest is not None  # _read requires run.json
+            for labels in docs.manifest.get("labels") or [{}]:
+                row: dict[str, Any] = {k: _cell(v) for k, v in labels.items() if k not in fixed}
+                label_names.update(dict.fromkeys(row))
+                row["key"] = key
+                row["name"] = _cell(docs.scenario.get("name", ""))
+                row["fairlab_version"] = _cell(docs.manifest.get("fairlab_version"))
+                row.update({k: _cell(v) for k, v in docs.summary.items() if k not in row})
                 rows.append(row)
         df = pd.DataFrame(rows)
         if len(df):
-            first = ["key", "name", *label_names, "fairlab_version"]
+            first = list(dict.fromkeys(["key", "name", *label_names, "fairlab_version"]))
             df = df[first + [c for c in df.columns if c not in first]]
             with contextlib.suppress(TypeError):  # labels of mixed types: key order
                 df = df.sort_values(["name", *label_names], kind="stable", ignore_index=True)
         df.attrs["labels"] = list(label_names)
-        return df
+        return Listing(df, damaged)
+
+    def table(self, *, verify: bool = False) -> pd.DataFrame:
+        """One row per stored run and label set: key, name, labels, version,
+        summary. Damaged runs are left out (``scan`` says which); ``verify``:
+        check every file's SHA-256 first."""
+        return self.scan(full=verify).table
 
     # -- writing -----------------------------------------------------------
 
     def remove(self, key: str) -> None:
         """Removes run ``key`` (renamed away first, so no half-removed run shows)."""
         d = self.path(key)
-        if not d.exists():
+        if not os.path.lexists(d):
             return
         gone = self.runs_dir / _tmp_name()
         os.rename(d, gone)
-        shutil.rmtree(gone, ignore_errors=True)
+        _remove_path(gone)
 
     def put_many(self, runs: Iterable[tuple[str, Mapping[str, bytes], bytes]]) -> list[str]:
         """Stores runs given as (key, files, run.json); returns the keys stored.
@@ -299,8 +305,8 @@ class Store:
         done = []
         for key, tmp in staged:
             final = self.path(key)
-            if final.exists() and check_run(final) is not None:
-                self.remove(key)  # corrupt: replace it
+            if os.path.lexists(final) and self._damage(key, full=True) is not None:
+                self.remove(key)  # damaged: replace it
             try:
                 os.rename(tmp, final)
             except OSError:
@@ -321,41 +327,50 @@ class Store:
         stored before (the tables without rows, a scenario run with several
         seeds): a link costs a few microseconds, a new file some 300 (ext4).
         Files are never changed in place, so runs may share them; a shared
-        copy is checked against its hash before its first use."""
+        copy is checked against its hash before its first use, and one that
+        is damaged (or not a file) is removed. Any failure here only means
+        the run gets a file of its own."""
         h = hashlib.sha256(data).hexdigest()
         blob = self.root / "shared" / h
-        if h not in self._shared:
-            if blob.exists():
-                try:
-                    ok = hashlib.sha256(blob.read_bytes()).hexdigest() == h
-                except OSError:
-                    ok = False
-                if not ok:
-                    blob.unlink(missing_ok=True)
-                    return False
-            elif self._seen.get(h, 0) == 0:
-                self._seen[h] = 1
-                return False
-            else:
-                blob.parent.mkdir(exist_ok=True)
-                tmp = blob.parent / _tmp_name()
-                _write(tmp, data)
-                _fsync_path(tmp)
-                os.replace(tmp, blob)
-                _fsync_path(blob.parent, directory=True)
-            self._shared.add(h)
         try:
+            if h not in self._shared and not self._shared_ready(h, blob, data):
+                return False
             os.link(blob, dst)
-        except OSError:  # no hard links here: a file of its own
+        except OSError:  # no hard links here, shared/ not a directory, ...
             return False
+        return True
+
+    def _shared_ready(self, h: str, blob: Path, data: bytes) -> bool:
+        """Whether the shared copy ``blob`` of ``data`` is there and good,
+        writing it when this content is seen the second time."""
+        if os.path.lexists(blob):
+            try:
+                ok = hashlib.sha256(read_bounded(blob, TABLE_MAX_BYTES)).hexdigest() == h
+            except OSError:
+                ok = False
+            if not ok:
+                _remove_path(blob)
+                return False
+        elif self._seen.get(h, 0) == 0:
+            self._seen[h] = 1
+            return False
+        else:
+            blob.parent.mkdir(exist_ok=True)
+            tmp = blob.parent / _tmp_name()
+            _write(tmp, data)
+            _fsync_path(tmp)
+            os.replace(tmp, blob)
+            _fsync_path(blob.parent, directory=True)
+        self._shared.add(h)
         return True
 
     def add_labels(self, key: str, labels: Mapping[str, Any]) -> None:
         """Adds a label set to a stored run's run.json, unless it holds it already."""
         d = self.path(key)
-        doc = read_manifest(d)
-        if doc is None:
-            return
+        try:
+            doc = read_manifest(d)
+        except StoreError:
+            return  # damaged: the runner stores it anew
         new = plain(dict(labels))
         have = doc.get("labels") or []
         if new in have:
@@ -375,15 +390,21 @@ class Store:
             pid_text = head.split(".")[0]
             if h != host or not pid_text.isdigit() or _alive(int(pid_text)):
                 continue
-            if p.is_dir():
-                shutil.rmtree(p, ignore_errors=True)
-            else:
-                p.unlink(missing_ok=True)
+            _remove_path(p)
 
 
 def _tmp_name() -> str:
     """``.tmp-PID.RANDOM@HOST``: who writes a temporary directory (see ``_clean_tmp``)."""
     return f"{TMP_PREFIX}{os.getpid()}.{uuid.uuid4().hex[:8]}@{socket.gethostname()}"
+
+
+def _remove_path(p: Path) -> None:
+    """Removes a file, symlink or directory tree, as far as it can."""
+    with contextlib.suppress(OSError):
+        if p.is_dir() and not p.is_symlink():
+            shutil.rmtree(p, ignore_errors=True)
+        else:
+            p.unlink(missing_ok=True)
 
 
 def _alive(pid: int) -> bool:
@@ -397,5 +418,10 @@ def _alive(pid: int) -> bool:
 
 
 def _cell(v: Any) -> Any:
-    """A label as a table cell: lists and tables as JSON text."""
-    return json.dumps(v) if isinstance(v, list | dict) else v
+    """A label or summary value as a table cell: lists and tables as JSON text."""
+    if not isinstance(v, list | dict):
+        return v
+    try:
+        return json.dumps(v)
+    except (RecursionError, ValueError):
+        return "(nested too deep)"
