@@ -279,3 +279,24 @@ def test_a_summary_that_run_json_vouches_for_still_needs_its_digest_and_seed(sto
     )
     results = run_tasks(TASKS, jobs=1, store=store, progress=False)
     assert sorted(r.digest for r in results) == sorted(pristine[1].values())
+
+
+def test_the_results_command_lists_around_damage_verifies_and_reruns(store, pristine, capsys):
+    keys = sorted(pristine[1])
+    _bit_flipped(store / "runs" / keys[0])
+    _dev_zero(store / "runs" / keys[1])
+    # A listing reads sizes only: the run of /dev/zero is left out and said.
+    assert main(["results", str(store), "--format", "csv"]) == 0
+    out, err = capsys.readouterr()
+    assert keys[1] not in out and keys[3] in out
+    assert err.count("fairlab: damaged run left out:") == 1
+    assert main(["results", str(store), "--verify"]) == 1
+    out, err = capsys.readouterr()
+    assert err.count("fairlab: damaged run:") == 2 and all(len(x) < 400 for x in err.splitlines())
+    assert main(["results", str(store), "--rerun"]) == 2
+    assert "--rerun: only with --verify" in capsys.readouterr().err
+    assert main(["results", str(store), "--verify", "--rerun"]) == 0
+    out, err = capsys.readouterr()
+    assert err.count("fairlab: run again and stored:") == 2 and "repaired" in out
+    assert main(["results", str(store), "--verify"]) == 0
+    assert "every run whole" in capsys.readouterr().out

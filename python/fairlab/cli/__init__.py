@@ -84,6 +84,10 @@ def _exit_code(e: Exception) -> int | None:
 
 
 def _message(e: Exception) -> str:
+    rundir = sys.modules.get("fairlab.rundir")
+    if rundir is not None and isinstance(e, rundir.StoreError):
+        # Already one line: the file (escaped), what is wrong, what was expected.
+        return str(e)
     if isinstance(e, FileNotFoundError) and e.filename:
         return f"{e.filename}: no such file"
     if isinstance(e, OSError) and e.filename:

@@ -13,7 +13,7 @@ def cmd_results(args: argparse.Namespace) -> int:
     """Lists, filters and exports the runs of a results store."""
     import pandas as pd
 
-    from ..store import MARKER, Store, check_run
+    from ..store import MARKER, Store
 
     root = Path(args.dir)
     if not (root / MARKER).exists():
@@ -22,15 +22,16 @@ def cmd_results(args: argparse.Namespace) -> int:
         if opt and Path(opt).suffix not in (".csv", ".parquet"):
             raise UsageError(f"{opt}: expected a .csv or .parquet file name")
         check_out_file(opt, "--export")
-    st = Store(root)
-    df = st.table()
-    labels = df.attrs.get("labels", [])
+    if args.rerun and not args.verify:
+        raise UsageError("--rerun: only with --verify (it runs the damaged runs again)")
     if args.verify:
-        bad = [k for k in st.run_keys() if check_run(st.path(k)) is not None]
-        for k in bad:
-            print(f"corrupt: {st.path(k)}: {check_run(st.path(k))}", file=sys.stderr)
-        if bad:
-            df = df[~df["key"].isin(bad)]
+        return _verify(root, rerun=args.rerun)
+    st = Store(root, create=False)
+    listing = st.scan()
+    for e in listing.damaged:
+        print(f"fairlab: damaged run left out: {e}", file=sys.stderr)
+    df = listing.table
+    labels = df.attrs.get("labels", [])
     for cond in args.where:
         col, eq, val = cond.partition("=")
         if not eq or col not in df.columns:
@@ -94,6 +95,23 @@ def cmd_results(args: argparse.Namespace) -> int:
     return 0
 
 
+def _verify(root: Path, *, rerun: bool) -> int:
+    """`--verify [--rerun]`: every run checked against its run.json (sizes
+    and SHA-256); with --rerun the damaged ones run again and are replaced."""
+    from ..repair import verify
+
+    v = verify(root, rerun=rerun)
+    for e in v.damaged:
+        print(f"fairlab: damaged run: {e}", file=sys.stderr)
+    for key in v.rerun:
+        print(f"fairlab: run again and stored: {key}", file=sys.stderr)
+    for key, why in {**v.unrecoverable, **v.failed}.items():
+        print(f"fairlab: cannot repair {key}: {why}", file=sys.stderr)
+    if v.ok:
+        print(f"{root}: every run whole" if not v.damaged else f"{root}: repaired")
+    return 0 if v.ok else 1
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     rs = sub.add_parser(
         "results",
@@ -120,7 +138,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "--table-out", metavar="FILE", help="write --table to FILE.csv or .parquet instead"
     )
     rs.add_argument(
-        "--verify", action="store_true", help="check every run's files against its run.json"
+        "--verify",
+        action="store_true",
+        help="check every run's files against its run.json (sizes and SHA-256) and list "
+        "the damaged runs; exit 1 if any",
+    )
+    rs.add_argument(
+        "--rerun",
+        action="store_true",
+        help="with --verify: run each damaged run again from its scenario and seed",
     )
     rs.add_argument(
         "--format",
