@@ -1,7 +1,8 @@
-"""The Python fuzzer (tests/fuzz/fuzz_python.py) over damaged stores: 200
-cases through fairlab.load, the store's listing, verify and a resuming
-sweep, with no failure. The command-line surface is fuzzed by hand
-(``--surfaces cli``) until its fixes are in."""
+"""The Python fuzzer (tests/fuzz/fuzz_python.py): 200 damaged-store cases
+through fairlab.load, the store's listing, verify and a resuming sweep, and
+150 argument vectors through the command line (run, sweep, incast, results,
+bench), with no failure: no traceback, hang, memory blow-up or error of more
+than one bounded line."""
 
 from __future__ import annotations
 
@@ -24,3 +25,12 @@ def test_200_damaged_store_cases_fail_nothing():
     assert "200 cases in" in out.stdout and "0 failures" in out.stdout
     rows = [x.split() for x in out.stdout.splitlines() if x.split()[:1] in (["load"], ["resume"])]
     assert len(rows) == 2 and all(int(x) > 0 for r in rows for x in r[1:2])
+
+
+def test_150_command_line_cases_fail_nothing():
+    env = {**os.environ, "PYTHONPATH": str(Path(fairlab.__file__).parents[1])}
+    argv = [sys.executable, str(FUZZER), "--cases", "150", "--seed", "3", "--workers", "2"]
+    argv += ["--surfaces", "cli", "--timeout", "20"]
+    out = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=240)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-2000:]
+    assert "150 cases in" in out.stdout and "0 failures" in out.stdout

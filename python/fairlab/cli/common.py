@@ -64,8 +64,10 @@ def shorten_message(msg: str) -> str:
     messages (ours and the simulator's) quote values as given."""
     msg = " ".join(msg.split()) if "\n" in msg else msg
     msg = _LONG_TOKEN.sub(_shorten_token, msg)
-    if len(msg) > MAX_LINE_CHARS:
-        msg = f"{msg[: MAX_LINE_CHARS - 40]}… ({len(msg)} characters in all)"
+    # Room for the prefix and the "(see fairlab --help)" a line gets around it.
+    room = MAX_LINE_CHARS - 60
+    if len(msg) > room:
+        msg = f"{msg[: room - 40]}… ({len(msg)} characters in all)"
     return msg
 
 

@@ -25,7 +25,7 @@ from .. import ScenarioError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..report import Outcome
+    from ..outcome import Outcome
     from ..runner import Task
     from ..studies.base import Experiment
 
@@ -72,7 +72,7 @@ def run_experiment(
     import time
 
     from .. import backends
-    from ..report import Outcome, _runs_table
+    from ..outcome import Outcome, runs_table
     from ..studies.base import verdicts
 
     t0 = time.perf_counter()
@@ -81,7 +81,7 @@ def run_experiment(
         return None, note or "no run"
     results = backends.get("ns2").run_tasks()(ok, jobs=workers)
     summary = exp.summarize(ok, results)
-    runs = _runs_table(ok, results)
+    runs = runs_table(ok, results)
     runs["ns_version"] = [r.summary["ns_version"] for r in results]
     runs["script_digest"] = [r.summary["script_digest"] for r in results]
     runs["wall_s"] = [r.summary["wall_s"] for r in results]
@@ -127,7 +127,7 @@ def load(study: str, exp: Experiment, quick: bool) -> tuple[Outcome | None, dict
     published numbers), with its provenance; (None, {}) if none is kept."""
     import pandas as pd
 
-    from ..report import Outcome
+    from ..outcome import Outcome
     from ..studies.base import Summary, verdicts
 
     d = _dir(study, quick)
