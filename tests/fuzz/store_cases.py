@@ -306,7 +306,8 @@ def drive_list(root: Path, digests: dict[str, str], rng: random.Random) -> str:
 
 
 def _results_cli(root: Path, rng: random.Random) -> None:
-    """``fairlab results`` on the damaged store: exit 0, or one line."""
+    """``fairlab results`` on the damaged store: exit 0, or one line; with
+    ``--verify``, exit 1 says damage was found, one line per damaged run."""
     argv = ["results", str(root), *rng.choice([[], ["--verify"], ["--table", "flows"]])]
     out, err = io.StringIO(), io.StringIO()
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
@@ -315,6 +316,10 @@ def _results_cli(root: Path, rng: random.Random) -> None:
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else 2
     lines = err.getvalue().strip().splitlines()
+    if "--verify" in argv and code == 1:
+        if not lines or any(not x.startswith("fairlab: damaged run: ") for x in lines):
+            raise CaseFailure(f"{argv[0]} {argv[2:]}: exit 1 with {lines[:3]!r}")
+        return
     if code != 0 and len(lines) != 1:
         raise CaseFailure(f"{argv[0]} {argv[2:]}: exit {code} with {lines[:3]!r}")
 
