@@ -5,6 +5,9 @@
 #![allow(clippy::useless_conversion)]
 
 use fairlab_sim::metrics::{Column, Value};
+use fairlab_sim::spec::tcp::auto_clock;
+use fairlab_sim::units::Time;
+use fairlab_sim::vocab::Clock;
 use fairlab_sim::{RunResult, Scenario, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyValueError};
@@ -306,6 +309,23 @@ fn check_toml(text: &str) -> PyResult<()> {
     }
 }
 
+/// The timer resolution `resolution = "auto"` picks for a min RTO on a
+/// jiffy clock of `hz`: "jiffy", or the fine resolution ("1us") below one
+/// tick (`spec::tcp::auto_clock`, the rule's one home).
+#[pyfunction]
+fn auto_resolution(min_rto: &str, hz: u32) -> PyResult<String> {
+    let rto = Time::parse(min_rto).map_err(PyValueError::new_err)?;
+    if !(1..=1_000_000).contains(&hz) {
+        return Err(PyValueError::new_err(format!(
+            "hz: {hz} is out of range; expected 1 to 1000000 ticks per second"
+        )));
+    }
+    Ok(match auto_clock(rto, Clock::Jiffies { hz }) {
+        Clock::Jiffies { .. } => "jiffy".to_string(),
+        Clock::Granular { tick } => tick.to_string(),
+    })
+}
+
 /// Lowers a scenario for the namespace backend on a machine (its JSON:
 /// `hz`, `congestion_controls`, `qdiscs`); returns the plan as JSON, its
 /// warnings inside (docs/emulation.md). A refusal is a ScenarioError.
@@ -356,6 +376,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(auto_resolution, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(lower_netns_toml, m)?)?;
     m.add_function(wrap_pyfunction!(lower_netns_json, m)?)?;

@@ -324,4 +324,6 @@ mod estimate_test;
 #[cfg(test)]
 mod imports_test;
 #[cfg(test)]
+mod tcp_auto_test;
+#[cfg(test)]
 mod tests;

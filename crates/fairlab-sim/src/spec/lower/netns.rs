@@ -1034,6 +1034,10 @@ fn check_tcp_spec(
             "resolution",
             format!("\"{g}\" lowered to the kernel's jiffies ({} Hz, {}): Linux TCP's retransmission timer counts jiffies", machine.hz, j),
         ),
+        (Some(Resolution::Auto), crate::spec::Clock::Granular { tick }) => warn(
+            "resolution",
+            format!("\"auto\" gave a \"{tick}\" clock, lowered to the kernel's jiffies ({} Hz, {}): Linux TCP's retransmission timer counts jiffies", machine.hz, j),
+        ),
         (_, crate::spec::Clock::Jiffies { hz }) if hz != machine.hz => warn(
             "hz",
             format!("the profile's {hz} Hz lowered to this kernel's {} Hz ({} jiffies)", machine.hz, j),
