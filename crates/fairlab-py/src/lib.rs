@@ -6,6 +6,7 @@
 
 use fairlab_sim::metrics::{Column, Value};
 use fairlab_sim::spec::tcp::auto_clock;
+use fairlab_sim::spec::{toml_key_at, TOML_INTEGER_RANGE};
 use fairlab_sim::units::Time;
 use fairlab_sim::vocab::Clock;
 use fairlab_sim::{RunResult, Scenario, ScenarioError as SimScenarioError};
@@ -300,6 +301,13 @@ fn check_toml(text: &str) -> PyResult<()> {
         Ok(_) => Ok(()),
         Err(e) => {
             let mut msg = one_line(e.message());
+            if msg.contains("number too large to fit in target type") {
+                msg = TOML_INTEGER_RANGE.to_string();
+                // Name the key the parser's span points into, when it can be found.
+                if let Some(key) = e.span().and_then(|sp| toml_key_at(text, sp.start)) {
+                    msg = format!("{key}: {msg}");
+                }
+            }
             if let Some(span) = e.span() {
                 let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
                 msg = format!("{msg} (line {line})");
