@@ -11,6 +11,7 @@ from typing import Any
 
 from .units import format_time_ps, parse_buffer, parse_size, parse_time_ps
 
+
 def resolve_resolution(min_rto: str, resolution: str = "auto", hz: int = 1000) -> str:
     """The timer resolution "auto" stands for with a min RTO on a jiffy clock
     of ``hz``: "jiffy" from one tick up (what a stock kernel can do), "1us"
