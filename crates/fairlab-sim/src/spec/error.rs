@@ -65,7 +65,8 @@ pub fn name_list<S: AsRef<str>>(names: &[S]) -> String {
     out
 }
 
-/// `text` with every quoted string and every word longer than
+/// `text` with every quoted string and every word (up to a space, a quote,
+/// a comma or a semicolon, so a list's names count alone) longer than
 /// [`MAX_ECHO_CHARS`] shortened to head…tail and its length.
 fn bound_values(text: &str) -> String {
     if text.len() <= MAX_ECHO_CHARS {
@@ -79,8 +80,9 @@ fn bound_values(text: &str) -> String {
         } else if c.is_whitespace() {
             c.len_utf8()
         } else {
-            rest.find(|c: char| c.is_whitespace() || c == '"')
+            rest.find(|c: char| c.is_whitespace() || matches!(c, '"' | ',' | ';'))
                 .unwrap_or(rest.len())
+                .max(c.len_utf8())
         };
         let (value, after) = rest.split_at(end);
         out.push_str(&shortened(value, c == '"'));

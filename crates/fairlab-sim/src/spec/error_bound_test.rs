@@ -58,6 +58,9 @@ fn a_long_path_and_an_unquoted_word_are_bounded() {
     );
     assert!(e.path.len() < 100 && e.message.len() < 100, "{e}");
     assert!(e.message.contains("(5000 characters) is unknown"), "{e}");
+    // A name in a list counts alone, without its comma.
+    let e = ScenarioError::new("x", format!("expected one of {key}, s1, s2"));
+    assert!(e.message.ends_with("(5000 characters), s1, s2"), "{e}");
 }
 
 #[test]
