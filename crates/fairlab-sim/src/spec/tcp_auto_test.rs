@@ -119,3 +119,28 @@ fn auto_in_a_scenario_file_resolves_per_workload_min_rto() {
     let back = Scenario::from_json_str(&sc.to_json()).unwrap();
     assert_eq!(back.tcp.resolution, Some(Resolution::Auto));
 }
+
+#[test]
+fn auto_lowers_to_the_plans_of_the_resolution_it_chose() {
+    let machine = lower::netns::Machine::from_json(
+        r#"{"hz": 250, "congestion_controls": ["reno", "cubic"], "qdiscs": ["htb", "tbf", "pfifo", "bfifo"]}"#,
+    )
+    .unwrap();
+    for (rto, chosen) in [("200us", "\"1us\""), ("200ms", "\"jiffy\"")] {
+        let auto = AUTO
+            .replace("\"200us\"", &format!("\"{rto}\""))
+            .replace("resolution = \"auto\"", "resolution = \"auto\"\nhz = 250");
+        let explicit = auto.replace("\"auto\"", chosen);
+        let netns = |t: &str| lower::netns::lower_toml(t, &machine).unwrap();
+        assert_eq!(netns(&auto), netns(&explicit), "{rto}");
+    }
+    // ns2: below its 10 ms tick "1us", else the profile's tick (no resolution).
+    for (rto, chosen) in [("5ms", "resolution = \"1us\""), ("200ms", "")] {
+        let auto = AUTO
+            .replace("\"200us\"", &format!("\"{rto}\""))
+            .replace("[tcp]", "[tcp]\nprofile = \"ns2\"");
+        let explicit = auto.replace("resolution = \"auto\"", chosen);
+        let ns2 = |t: &str| lower::ns2::lower_toml(t).unwrap();
+        assert_eq!(ns2(&auto), ns2(&explicit), "{rto}");
+    }
+}

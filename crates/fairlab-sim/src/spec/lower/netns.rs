@@ -1030,13 +1030,12 @@ fn check_tcp_spec(
     }
     let j = jiffy(machine);
     match (spec.resolution, t.clock) {
-        (Some(Resolution::Granular(g)), _) => warn(
+        // "auto" that chose a granularity is warned as that granularity written
+        // out, so a builder passing "auto" gets the plan it got before.
+        (Some(Resolution::Granular(g)), _)
+        | (Some(Resolution::Auto), crate::spec::Clock::Granular { tick: g }) => warn(
             "resolution",
             format!("\"{g}\" lowered to the kernel's jiffies ({} Hz, {}): Linux TCP's retransmission timer counts jiffies", machine.hz, j),
-        ),
-        (Some(Resolution::Auto), crate::spec::Clock::Granular { tick }) => warn(
-            "resolution",
-            format!("\"auto\" gave a \"{tick}\" clock, lowered to the kernel's jiffies ({} Hz, {}): Linux TCP's retransmission timer counts jiffies", machine.hz, j),
         ),
         (_, crate::spec::Clock::Jiffies { hz }) if hz != machine.hz => warn(
             "hz",
