@@ -11,20 +11,19 @@ from typing import Any
 
 from .units import format_time_ps, parse_buffer, parse_size, parse_time_ps
 
-#: Timer resolution used for sub-millisecond min RTOs when resolution="auto".
-FINE_RESOLUTION = "1us"
-
 
 def resolve_resolution(min_rto: str, resolution: str = "auto", hz: int = 1000) -> str:
-    """The timer resolution to pair with a min RTO.
-
-    "auto" keeps a jiffy clock for millisecond RTOs (what a stock kernel can
-    do) and a 1 µs clock below one tick (what needs high-resolution timers).
+    """The timer resolution "auto" stands for with a min RTO on a jiffy clock
+    of ``hz``: "jiffy" from one tick up (what a stock kernel can do), "1us"
+    below it (what needs high-resolution timers). Any other resolution is
+    returned as given. The rule lives in the simulator's spec
+    (``resolution = "auto"`` in docs/scenario.md); this asks it.
     """
     if resolution != "auto":
         return resolution
-    tick_ps = 10**12 // hz
-    return "jiffy" if parse_time_ps(min_rto) >= tick_ps else FINE_RESOLUTION
+    from . import _core
+
+    return _core.auto_resolution(min_rto, hz)
 
 
 def incast(
@@ -84,14 +83,10 @@ def incast(
     if sru is None and block is None:
         sru = "256KiB"
     delay = format_time_ps(int(Fraction(parse_time_ps(rtt), 4)))
-    tcp_spec: dict[str, Any] = {"profile": profile, "min_rto": min_rto}
-    if profile == "ns2" and resolution == "auto":
-        if parse_time_ps(min_rto) < parse_time_ps("10ms"):
-            tcp_spec["resolution"] = FINE_RESOLUTION
-    elif profile == "ns2" and resolution != "jiffy":
-        tcp_spec["resolution"] = resolution
-    else:
-        tcp_spec["resolution"] = resolve_resolution(min_rto, resolution, hz)
+    # "auto" is resolved by the simulator's spec (docs/scenario.md): ns2 keeps
+    # its own tick, so it gets hz only with a jiffy clock.
+    tcp_spec: dict[str, Any] = {"profile": profile, "min_rto": min_rto, "resolution": resolution}
+    if profile != "ns2" or resolution == "jiffy":
         tcp_spec["hz"] = hz
     if mss is not None:
         tcp_spec["mss"] = mss

@@ -4,6 +4,7 @@ import io
 import subprocess
 import sys
 
+import fairlab
 import pandas as pd
 import pytest
 from fairlab.cli import main
@@ -50,10 +51,15 @@ def test_incast_ns2_host_keeps_its_tick_and_takes_packet_buffers(capsys):
     # Eight servers overflow 32 packets: a 20 ms floor (two ns-2 ticks)
     # recovers far sooner than a 200 ms one.
     assert df.loc["20ms", "goodput_mbps"] > 2 * df.loc["200ms", "goodput_mbps"]
-    # The profile's clock is not overridden by the CLI's 1 ms jiffy default.
+    # The profile's clock is not overridden by the CLI's 1 ms jiffy default:
+    # "auto" without hz keeps ns-2's 10 ms tick for these min RTOs.
     from fairlab.scenarios import incast
 
-    assert "resolution" not in incast(8, profile="ns2", min_rto="200ms")["tcp"]
+    sc = incast(8, profile="ns2", min_rto="20ms", rounds=3, buffer="32pkt")
+    assert sc["tcp"]["resolution"] == "auto" and "hz" not in sc["tcp"]
+    tick = {**sc, "tcp": {k: v for k, v in sc["tcp"].items() if k != "resolution"}}
+    digest = fairlab.simulate(sc).summary["digest"]
+    assert digest == fairlab.simulate(tick).summary["digest"]
 
 
 def test_incast_plot_writes_a_png(tmp_path):

@@ -111,8 +111,8 @@ def test_a_byte_order_mark_is_accepted(capsys, tmp_path):
     ("value", "words"),
     [
         ("duration = 1979-05-27", ["duration", "dates and times"]),
-        # TOML integers are 64-bit signed: the parser names the line.
-        ("seed = 18446744073709551616", ["too large", "line 1"]),
+        # TOML integers are 64-bit signed: the key, the range and the line.
+        ("seed = 18446744073709551616", ["seed", "signed 64-bit range", "line 1"]),
     ],
 )
 def test_scenario_file_values_by_field_path(capsys, tmp_path, value, words):

@@ -5,6 +5,10 @@
 #![allow(clippy::useless_conversion)]
 
 use fairlab_sim::metrics::{Column, Value};
+use fairlab_sim::spec::tcp::auto_clock;
+use fairlab_sim::spec::{toml_key_at, TOML_INTEGER_RANGE};
+use fairlab_sim::units::{BitsPerSec, Bytes, Time};
+use fairlab_sim::vocab::{BufferLimit, Clock};
 use fairlab_sim::{RunResult, Scenario, ScenarioError as SimScenarioError};
 use pyo3::create_exception;
 use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyValueError};
@@ -297,6 +301,13 @@ fn check_toml(text: &str) -> PyResult<()> {
         Ok(_) => Ok(()),
         Err(e) => {
             let mut msg = one_line(e.message());
+            if msg.contains("number too large to fit in target type") {
+                msg = TOML_INTEGER_RANGE.to_string();
+                // Name the key the parser's span points into, when it can be found.
+                if let Some(key) = e.span().and_then(|sp| toml_key_at(text, sp.start)) {
+                    msg = format!("{key}: {msg}");
+                }
+            }
             if let Some(span) = e.span() {
                 let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
                 msg = format!("{msg} (line {line})");
@@ -304,6 +315,58 @@ fn check_toml(text: &str) -> PyResult<()> {
             Err(ScenarioError::new_err(msg))
         }
     }
+}
+
+/// Picoseconds in a duration such as "200ms": the scenario format's own
+/// parser, so Python reads unit strings exactly as validation does.
+#[pyfunction]
+fn parse_time_ps(text: &str) -> PyResult<u64> {
+    Time::parse(text)
+        .map(|t| t.0)
+        .map_err(PyValueError::new_err)
+}
+
+/// Bytes in a size such as "64KiB".
+#[pyfunction]
+fn parse_size_bytes(text: &str) -> PyResult<u64> {
+    Bytes::parse(text)
+        .map(|b| b.get())
+        .map_err(PyValueError::new_err)
+}
+
+/// Bits per second in a rate such as "1Gbps".
+#[pyfunction]
+fn parse_rate_bps(text: &str) -> PyResult<u64> {
+    BitsPerSec::parse(text)
+        .map(|r| r.0)
+        .map_err(PyValueError::new_err)
+}
+
+/// A buffer limit as `[queue] limit` takes it: (count, "packets") or
+/// (bytes, "bytes").
+#[pyfunction]
+fn parse_buffer(text: &str) -> PyResult<(u64, &'static str)> {
+    match BufferLimit::parse(text).map_err(PyValueError::new_err)? {
+        BufferLimit::Bytes(b) => Ok((b.get(), "bytes")),
+        BufferLimit::Packets(n) => Ok((n as u64, "packets")),
+    }
+}
+
+/// The timer resolution `resolution = "auto"` picks for a min RTO on a
+/// jiffy clock of `hz`: "jiffy", or the fine resolution ("1us") below one
+/// tick (`spec::tcp::auto_clock`, the rule's one home).
+#[pyfunction]
+fn auto_resolution(min_rto: &str, hz: u32) -> PyResult<String> {
+    let rto = Time::parse(min_rto).map_err(PyValueError::new_err)?;
+    if !(1..=1_000_000).contains(&hz) {
+        return Err(PyValueError::new_err(format!(
+            "hz: {hz} is out of range; expected 1 to 1000000 ticks per second"
+        )));
+    }
+    Ok(match auto_clock(rto, Clock::Jiffies { hz }) {
+        Clock::Jiffies { .. } => "jiffy".to_string(),
+        Clock::Granular { tick } => tick.to_string(),
+    })
 }
 
 /// Lowers a scenario for the namespace backend on a machine (its JSON:
@@ -356,6 +419,11 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(simulate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_toml, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_time_ps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_size_bytes, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_rate_bps, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_buffer, m)?)?;
+    m.add_function(wrap_pyfunction!(auto_resolution, m)?)?;
     m.add_function(wrap_pyfunction!(validate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(lower_netns_toml, m)?)?;
     m.add_function(wrap_pyfunction!(lower_netns_json, m)?)?;

@@ -39,7 +39,7 @@ pub mod workloads;
 
 pub use crate::vocab::BufferLimit;
 pub use check::MAX_TIME;
-pub use error::ScenarioError;
+pub use error::{name_list, ScenarioError};
 pub use hosts::{
     ArbitrationName, FqSpec, HostProfile, HostSpec, HostStack, NicQdisc, NicRoot, TxqSelect,
 };
@@ -224,6 +224,10 @@ fn plain_types(msg: &str) -> String {
     ] {
         m = m.replace(rust, plain);
     }
+    if let Some(said) = out_of_range_integer(&m) {
+        m = said;
+    }
+    m = m.replace("number too large to fit in target type", TOML_INTEGER_RANGE);
     // "expected struct TcpSpec": a Rust type name means a table here.
     if let Some(i) = m.find("expected struct ") {
         let rest = &m[i + "expected struct ".len()..];
@@ -233,6 +237,61 @@ fn plain_types(msg: &str) -> String {
         m = format!("{}expected a table{}", &m[..i], &rest[end..]);
     }
     m
+}
+
+/// What TOML's "number too large to fit in target type" means.
+pub const TOML_INTEGER_RANGE: &str = "an integer outside the signed 64-bit range";
+
+/// serde_json reads an integer beyond u64 and i64 as a float, so 2^64
+/// arrives as "invalid type: floating point `1.8446744073709552e+19`":
+/// said as the integer range it is outside of.
+fn out_of_range_integer(msg: &str) -> Option<String> {
+    const FLOAT: &str = "floating point `";
+    let i = msg.find(FLOAT)?;
+    let rest = &msg[i + FLOAT.len()..];
+    let end = rest.find('`')?;
+    let v: f64 = rest[..end].parse().ok()?;
+    let said = if v.fract() != 0.0 {
+        return None;
+    } else if v >= 18_446_744_073_709_551_616.0 {
+        "an integer above 2^64-1"
+    } else if v <= -9_223_372_036_854_775_808.0 {
+        "an integer below -2^63"
+    } else {
+        return None;
+    };
+    Some(format!("{}{said}{}", &msg[..i], &rest[end + 1..]))
+}
+
+/// The key a TOML value at byte `offset` of `text` is written under, as
+/// `table.key` (the last `[table]` header above it, then the key before
+/// the `=` on its line), for errors the TOML parser gives without a path.
+pub fn toml_key_at(text: &str, offset: usize) -> Option<String> {
+    let offset = offset.min(text.len());
+    let before = text.get(..offset)?;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = &before[line_start..];
+    let eq = line.rfind('=')?;
+    let key_start = line[..eq].rfind(['{', ',']).map_or(0, |i| i + 1);
+    let key = line[key_start..eq].trim();
+    if key.is_empty() {
+        return None;
+    }
+    let table = before[..line_start].lines().rev().find_map(|l| {
+        let l = l.trim();
+        l.starts_with('[')
+            .then(|| l.trim_matches(|c| c == '[' || c == ']').trim())
+    });
+    Some(match table {
+        Some(t) if !t.is_empty() && !key_start_in_inline(line, key_start) => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
+}
+
+/// Whether a key starting at `at` sits inside an inline table, whose own
+/// key the line's table header does not prefix.
+fn key_start_in_inline(line: &str, at: usize) -> bool {
+    at > 0 && line[..at].contains('{')
 }
 
 /// JSON has no NaN or infinity: Python's `json.dumps` writes them anyway,
@@ -261,8 +320,14 @@ impl Scenario {
     pub fn from_toml_str(text: &str) -> Result<Scenario, ScenarioError> {
         let de = toml::Deserializer::new(text);
         let sc: Scenario = serde_path_to_error::deserialize(de).map_err(|e| {
-            let path = path_string(e.path());
+            let mut path = path_string(e.path());
             let inner = e.into_inner();
+            if path.is_empty() && inner.message().contains("number too large") {
+                // The parser's own error has no path: the key is in the text.
+                if let Some(key) = inner.span().and_then(|sp| toml_key_at(text, sp.start)) {
+                    path = key;
+                }
+            }
             let line = inner.span().map(|span| {
                 let line = text[..span.start.min(text.len())].matches('\n').count() + 1;
                 format!(" (line {line})")
@@ -320,8 +385,12 @@ impl Scenario {
 }
 
 #[cfg(test)]
+mod error_bound_test;
+#[cfg(test)]
 mod estimate_test;
 #[cfg(test)]
 mod imports_test;
+#[cfg(test)]
+mod tcp_auto_test;
 #[cfg(test)]
 mod tests;

@@ -1,6 +1,6 @@
 //! `[routing]`: how switches pick among equal-cost next hops.
 
-use super::error::ScenarioError;
+use super::error::{name_list, ScenarioError};
 use crate::vocab::named_enum;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -93,15 +93,11 @@ impl RoutingSpec {
     ) -> Result<(), ScenarioError> {
         for name in self.switches.keys() {
             if !switch_set.contains(name.as_str()) {
-                let mut known: Vec<&str> = switches.iter().take(8).copied().collect();
-                if switches.len() > 8 {
-                    known.push("...");
-                }
                 return Err(ScenarioError::new(
                     format!("routing.switches.{name}"),
                     format!(
                         "{name:?} is not a switch of this topology; expected one of {}",
-                        known.join(", ")
+                        name_list(switches)
                     ),
                 ));
             }

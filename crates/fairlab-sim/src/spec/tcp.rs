@@ -32,19 +32,42 @@ named_enum! {
     }
 }
 
-/// `resolution` as written: "jiffy" or a granularity.
+/// `resolution` as written: "jiffy", "auto" or a granularity.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Resolution {
     Jiffy,
+    /// The jiffy clock (or the profile's) when the min RTO is at least one
+    /// of its ticks, else [`FINE_RESOLUTION`]: see [`auto_clock`].
+    Auto,
     Granular(Time),
 }
 
-const RESOLUTION_EXPECT: &str = "expected \"jiffy\" or a positive duration such as \"1us\"";
+const RESOLUTION_EXPECT: &str =
+    "expected \"jiffy\", \"auto\" or a positive duration such as \"1us\"";
+
+/// The clock "auto" picks below one tick: what needs high-resolution timers.
+pub const FINE_RESOLUTION: Time = Time::from_us(1);
+
+/// The clock `resolution = "auto"` resolves to: `base` (the jiffy clock of
+/// `hz`, or the profile's clock without `hz`) when `min_rto` is at least one
+/// of its ticks, as a stock kernel does; a 1 µs clock below it, as
+/// millisecond-and-below RTOs need. The one home of this rule: the Python
+/// builders pass "auto" through or ask `_core` for it.
+pub fn auto_clock(min_rto: Time, base: Clock) -> Clock {
+    if min_rto >= base.tick() {
+        base
+    } else {
+        Clock::Granular {
+            tick: FINE_RESOLUTION,
+        }
+    }
+}
 
 impl Serialize for Resolution {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Resolution::Jiffy => s.serialize_str("jiffy"),
+            Resolution::Auto => s.serialize_str("auto"),
             Resolution::Granular(t) => s.serialize_str(&t.to_string()),
         }
     }
@@ -61,6 +84,7 @@ impl<'de> Deserialize<'de> for Resolution {
             fn visit_str<E: de::Error>(self, s: &str) -> Result<Resolution, E> {
                 match s {
                     "jiffy" | "jiffies" => Ok(Resolution::Jiffy),
+                    "auto" => Ok(Resolution::Auto),
                     _ => match Time::parse(s) {
                         Ok(t) if t > Time::ZERO => Ok(Resolution::Granular(t)),
                         _ => Err(E::custom(format!(
@@ -689,6 +713,10 @@ impl TcpSpec {
                 c.clock = Clock::Jiffies { hz };
             }
             (Some(Resolution::Granular(t)), _) => c.clock = Clock::Granular { tick: t },
+            (Some(Resolution::Auto), hz) => {
+                let base = hz.map_or(c.clock, |hz| Clock::Jiffies { hz });
+                c.clock = auto_clock(self.min_rto.unwrap_or(c.min_rto), base);
+            }
         }
         // G defaults to the timer's tick (RFC 6298 (2.2) clock granularity).
         c.granularity = self.clock_granularity.unwrap_or(c.clock.tick());

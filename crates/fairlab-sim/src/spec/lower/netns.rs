@@ -11,9 +11,9 @@
 //! congestion-control modules, qdiscs), measured by the Python side.
 
 use crate::spec::{
-    BufferLimit, CcKind, Discipline, PathsName, ProfileName, Resolution, Resolved, Scenario,
-    ScenarioError, SelectionName, ShaperSpec, TcpSettings, TcpSpec, TopologySpec, WorkloadSpec,
-    TCP_IP_HEADER,
+    name_list, BufferLimit, CcKind, Discipline, PathsName, ProfileName, Resolution, Resolved,
+    Scenario, ScenarioError, SelectionName, ShaperSpec, TcpSettings, TcpSpec, TopologySpec,
+    WorkloadSpec, TCP_IP_HEADER,
 };
 use crate::units::{BitsPerSec, Time};
 use serde::{Deserialize, Serialize};
@@ -959,7 +959,7 @@ fn congctl(
             return Err(err(
                 format!("{path}.cc"),
                 "\"bic_paper\" is not supported by the namespace backend (no kernel module runs the paper's rules); expected one of the kernel's: ".to_string()
-                    + &machine.congestion_controls.join(", "),
+                    + &name_list(&machine.congestion_controls),
             ))
         }
     };
@@ -969,7 +969,7 @@ fn congctl(
             format!(
                 "{:?} needs the kernel's tcp_{name} module, which this machine does not offer; expected one of {}",
                 cc.name(),
-                machine.congestion_controls.join(", ")
+                name_list(&machine.congestion_controls)
             ),
         ));
     }
@@ -1030,7 +1030,10 @@ fn check_tcp_spec(
     }
     let j = jiffy(machine);
     match (spec.resolution, t.clock) {
-        (Some(Resolution::Granular(g)), _) => warn(
+        // "auto" that chose a granularity is warned as that granularity written
+        // out, so a builder passing "auto" gets the plan it got before.
+        (Some(Resolution::Granular(g)), _)
+        | (Some(Resolution::Auto), crate::spec::Clock::Granular { tick: g }) => warn(
             "resolution",
             format!("\"{g}\" lowered to the kernel's jiffies ({} Hz, {}): Linux TCP's retransmission timer counts jiffies", machine.hz, j),
         ),
