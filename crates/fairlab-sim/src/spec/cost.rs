@@ -23,6 +23,8 @@ pub struct EstimateCtx<'a> {
     pub tcp: Option<&'a TcpSettings>,
     pub duration: Option<Time>,
     pub send_jitter: Time,
+    /// `[switch] forwarding_jitter`: what each switch may hold a packet.
+    pub forwarding_jitter: Time,
     /// The slowest link's or shaper's rate, bits/s.
     pub slowest: u64,
     /// The host links' rate, bits/s.
@@ -146,7 +148,14 @@ impl Transfers<'_> {
         let rtt = topo
             .one_way(cx.index, self.src, self.dst, packet)
             .saturating_add(topo.one_way(cx.index, self.dst, self.src, Bytes(HEADERS)))
-            .saturating_add(cx.send_jitter.times(2));
+            .saturating_add(cx.send_jitter.times(2))
+            // Every switch on the way, both ways, may hold the packet for up
+            // to the forwarding jitter (a jitter of seconds makes a run of
+            // hours: its series rows must be counted for it).
+            .saturating_add(
+                cx.forwarding_jitter
+                    .times(2 * cx.hops(self.src, self.dst).saturating_sub(1)),
+            );
         let first_window = tcp.initial_window as u64 * tcp.mss as u64;
         let mut slow_start = 0u64;
         while slow_start < 64 && first_window.saturating_mul(1 << slow_start) < self.per_flow {

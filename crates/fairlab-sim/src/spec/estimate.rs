@@ -82,6 +82,7 @@ fn workload_costs(sc: &Scenario, r: &Resolved) -> Vec<WorkloadCost> {
                 tcp: r.workload_tcp(i),
                 duration: sc.duration,
                 send_jitter: sc.host.send_jitter,
+                forwarding_jitter: sc.switch.forwarding_jitter,
                 slowest,
                 access: topo.access_rate().get(),
             })
@@ -172,17 +173,33 @@ fn packets(sc: &Scenario, r: &Resolved, costs: &[WorkloadCost], est: &mut Estima
     cap_applied
 }
 
-/// Switch ports that run `d`: every port under `[queue]`'s discipline,
-/// and the `[[port]]`s that choose it.
+/// Ports that run `d`: every switch port under `[queue]`'s discipline,
+/// the `[[port]]`s that choose it, and the hosts' NIC qdiscs that run it
+/// (a `nic_qdisc` per transmit queue, or an SFQ root per host), which take
+/// `[queue]`'s settings of that discipline too.
 fn running(sc: &Scenario, d: Discipline) -> u64 {
-    let switch_ports = sc.topology.switch_ports(sc.topology.host_count());
+    let hosts = sc.topology.host_count();
+    let switch_ports = sc.topology.switch_ports(hosts);
     let default = if sc.queue.discipline == d {
         switch_ports
     } else {
         0
     };
     let overridden = sc.ports.iter().filter(|p| p.discipline == Some(d)).count() as u64;
-    default.saturating_add(overridden)
+    let nic_queues = if sc.host.nic_qdisc.map(|q| q.discipline()) == Some(d) {
+        hosts.saturating_mul(u64::from(sc.host.nic_queues.max(1)))
+    } else {
+        0
+    };
+    let nic_roots = if d == Discipline::Sfq && sc.host.nic_root == Some(NicRoot::Sfq) {
+        hosts
+    } else {
+        0
+    };
+    default
+        .saturating_add(overridden)
+        .saturating_add(nic_queues)
+        .saturating_add(nic_roots)
 }
 
 /// Work that grows with time, not packets, counted as packets: each

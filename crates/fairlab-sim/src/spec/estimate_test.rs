@@ -267,3 +267,33 @@ fn a_fat_tree_permutation_for_a_second_is_refused_and_for_100ms_runs() {
     let short = scenario(&sc("100ms")).resolve().expect("100 ms").estimate;
     assert!(short.packet_hops() * 4 < super::LimitsSpec::default().max_packet_hops);
 }
+
+/// Found by the fuzzer (seed 7, cases 26632, 57625, 96008 and 90153): a
+/// forwarding jitter of seconds stretched a run without a duration to
+/// hours of series rows, and an HCF period of a picosecond on the hosts'
+/// NIC qdiscs (not switch ports) made 2e10 period renewals the estimate
+/// did not see. Both now count and are refused at their own fields.
+#[test]
+fn forwarding_jitter_and_nic_disciplines_count_in_the_estimate() {
+    let jittered = r#"{"topology": {"kind": "star", "hosts": 2, "rate": "1Gbps", "delay": "5us"},
+        "switch": {"forwarding_jitter": "1000s"}, "metrics": {"queue_sample": "100us"},
+        "workload": [{"kind": "bulk", "src": "h0", "dst": "h1", "size": "1MiB"}]}"#;
+    refused(
+        "a forwarding jitter of 1000 s",
+        jittered,
+        "metrics.queue_sample",
+        "max_series_rows",
+    );
+    let nic_hcf = r#"{"duration": "20ms", "topology": {"kind": "star", "hosts": 3, "rate": "40Gbps", "delay": "100us"},
+        "host": {"nic_queues": 4, "nic_qdisc": "hcf"}, "queue": {"hcf": {"period": "1ps"}},
+        "workload": [{"kind": "bulk", "src": "h0", "dst": "h1", "size": "1MiB"}]}"#;
+    refused(
+        "a NIC HCF period of 1 ps",
+        nic_hcf,
+        "queue.hcf.period",
+        "max_packets",
+    );
+    // Without the jitter the same run is accepted: the jitter is what counts.
+    let calm = jittered.replace("1000s", "0s");
+    Scenario::from_json_str(&calm).expect("accepted without the jitter");
+}
