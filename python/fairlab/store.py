@@ -88,6 +88,11 @@ def check_run(directory: Path) -> str | None:
     return None if damage is None else str(damage)
 
 
+class NotAStore(StoreError, FileExistsError):
+    """A directory asked to become a store that already holds other things:
+    a StoreError (one line) and, as before, a FileExistsError."""
+
+
 @dataclass
 class Listing:
     """A store's runs: ``table`` (one row per run and label set; see
@@ -134,10 +139,10 @@ class Store:
 
     def _make(self, marker: Path) -> None:
         if self.root.exists() and any(self.root.iterdir()) and not (self.root / "runs").is_dir():
-            raise FileExistsError(
-                17,
-                "not empty and not a fairlab store (no store.json); give a new or empty directory",
-                str(self.root),
+            raise NotAStore(
+                self.root,
+                "not empty and not a fairlab store (no store.json)",
+                "a new or empty directory, or a store",
             )
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / "runs").mkdir(exist_ok=True)
