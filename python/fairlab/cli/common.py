@@ -159,6 +159,26 @@ def cluster_address(text: str) -> str:
     return text.strip()
 
 
+def add_pool_options(p: argparse.ArgumentParser) -> None:
+    """--jobs, --max-runs and --cluster: where a sweep's runs go and how many
+    it may start (sweep and incast share them)."""
+    p.add_argument(
+        "--jobs", type=int_in(1, 4096), default=None, help="worker processes (default: all cores)"
+    )
+    p.add_argument(
+        "--max-runs",
+        type=int_in(1, INT_MAX),
+        default=MAX_RUNS,
+        help="refuse a sweep of more runs than this, before anything runs (default %(default)s)",
+    )
+    p.add_argument(
+        "--cluster",
+        type=cluster_address,
+        metavar="ADDRESS",
+        help="run on this Dask scheduler (tcp://HOST:8786) instead of local processes",
+    )
+
+
 def warn(msg: str) -> None:
     print(f"fairlab: warning: {msg}", file=sys.stderr)
 

@@ -11,14 +11,13 @@ from typing import TYPE_CHECKING
 
 from .common import (
     INT_MAX,
-    MAX_RUNS,
     MAX_SERVERS,
     UsageError,
+    add_pool_options,
     check_out_dir,
     check_out_file,
     check_runs,
     check_sweep_bytes,
-    cluster_address,
     duration,
     int_in,
     ints,
@@ -363,21 +362,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="host send jitter U(0, j) per packet; nonzero makes seeds differ (default 0us)",
     )
     i.add_argument("--seeds", default="1", help="seeds, e.g. 1,2,3 (table shows the mean)")
-    i.add_argument(
-        "--jobs", type=int_in(1, 4096), default=None, help="worker processes (default: all cores)"
-    )
-    i.add_argument(
-        "--max-runs",
-        type=int_in(1, INT_MAX),
-        default=MAX_RUNS,
-        help="refuse a sweep of more runs than this, before anything runs (default %(default)s)",
-    )
-    i.add_argument(
-        "--cluster",
-        type=cluster_address,
-        metavar="ADDRESS",
-        help="run on this Dask scheduler (tcp://HOST:8786) instead of local processes",
-    )
+    add_pool_options(i)
     i.add_argument(
         "--store", metavar="DIR", help="results store: keep every run there, skip stored ones"
     )

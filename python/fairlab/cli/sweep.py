@@ -10,15 +10,12 @@ import sys
 from pathlib import Path
 
 from .common import (
-    INT_MAX,
-    MAX_RUNS,
     UsageError,
+    add_pool_options,
     check_out_dir,
     check_out_file,
     check_runs,
     check_sweep_bytes,
-    cluster_address,
-    int_in,
     read_scenario,
     seed_list,
     shorten,
@@ -203,21 +200,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="results store directory (default %(default)s)",
     )
     sw.add_argument("--no-store", action="store_true", help="keep no run on disk")
-    sw.add_argument(
-        "--jobs", type=int_in(1, 4096), default=None, help="worker processes (default: all cores)"
-    )
-    sw.add_argument(
-        "--max-runs",
-        type=int_in(1, INT_MAX),
-        default=MAX_RUNS,
-        help="refuse a sweep of more runs than this, before anything runs (default %(default)s)",
-    )
-    sw.add_argument(
-        "--cluster",
-        type=cluster_address,
-        metavar="ADDRESS",
-        help="run on this Dask scheduler (tcp://HOST:8786) instead of local processes",
-    )
+    add_pool_options(sw)
     sw.add_argument(
         "--out", metavar="FILE", help="write the summary table to FILE.csv or FILE.parquet"
     )
