@@ -62,12 +62,13 @@ impl Collector for Paths {
             dst.push(net.nodes[b as usize].name.clone());
             path.push(hops(net, a, &fwd));
             hop_count.push(fwd.len() as i64);
-            let there = time(net, &fwd, size);
+            let framing = sim.framing();
+            let there = time(net, &fwd, Bytes(size.get() + framing.get()));
             one_way.push(secs(there));
             match rev {
                 Some(rev) => {
                     back.push(hops(net, b, &rev));
-                    let ack = Bytes(TCP_IP_HEADER as u64);
+                    let ack = Bytes(TCP_IP_HEADER as u64 + framing.get());
                     rtt.push(secs(there.saturating_add(time(net, &rev, ack))));
                 }
                 None => {

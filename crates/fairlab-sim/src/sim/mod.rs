@@ -27,7 +27,7 @@ use crate::engine::{EventQueue, Rng};
 use crate::net::{Network, NodeId, NodeKind, PortId};
 use crate::packet::Packet;
 use crate::transport::{Endpoint, Outbox};
-use crate::units::Time;
+use crate::units::{Bytes, Time};
 use crate::workload::{AppAction, Workload};
 use std::ops::ControlFlow;
 
@@ -38,11 +38,13 @@ mod flows;
 mod host_stack;
 mod ports;
 mod slab;
+mod watch;
 
 pub use crate::transport::Conn;
 pub use host_stack::{HostStack, TxqSelect};
 use ports::{Tx, TxState};
 pub use slab::PacketSlab;
+pub use watch::PortWatch;
 
 /// The port every workload's server side listens on (iperf's default).
 pub const LISTEN_PORT: u16 = 5001;
@@ -144,6 +146,9 @@ pub struct Simulation {
     fwd_jitter: Time,
     fwd_rng: Vec<Rng>,
     fwd_release: Vec<Time>,
+    /// Per port, the largest backlog and delay, when asked
+    /// ([`Simulation::watch_ports`]).
+    pub watch: Option<Box<PortWatch>>,
     /// The hosts' sending stacks, when the scenario asks for more than the
     /// plain NIC model (see [`host_stack`]).
     pub host_stack: Option<Box<HostStack>>,
@@ -218,6 +223,7 @@ impl Simulation {
                     done_seq: 0,
                     state: TxState::Idle,
                     ser: p.rate.serializer(),
+                    framing: 0,
                     shaped: net.shaper(i as PortId).is_some(),
                 })
                 .collect(),
@@ -243,6 +249,7 @@ impl Simulation {
             fwd_jitter: Time::ZERO,
             fwd_rng: Vec::new(),
             fwd_release: Vec::new(),
+            watch: None,
             host_stack: None,
             handshake: true,
             start_order,
@@ -262,6 +269,25 @@ impl Simulation {
             self.events
                 .schedule_with_seq(at, w as u64, Event::Start { workload: w });
         }
+    }
+
+    /// Every wire carries `framing` bytes of link layer with each packet
+    /// (`[link] framing`): serialization counts them, queues do not.
+    pub fn set_framing(&mut self, framing: Bytes) {
+        for tx in &mut self.tx {
+            tx.framing = framing.get();
+        }
+    }
+
+    /// Keeps, per port, the largest backlog and delay (in wire bytes and
+    /// time), for checks against their bounds.
+    pub fn watch_ports(&mut self) {
+        self.watch = Some(Box::new(PortWatch::new(self.net.ports.len())));
+    }
+
+    /// Link-layer bytes each packet takes on a wire beyond its IP packet.
+    pub fn framing(&self) -> Bytes {
+        Bytes(self.tx.first().map_or(0, |t| t.framing))
     }
 
     /// Each packet a host emits reaches its NIC after a uniform random delay

@@ -10,7 +10,7 @@ use crate::engine::EventQueue;
 use crate::net::{NodeId, NodeKind, PortId, Shaper};
 use crate::packet::Packet;
 use crate::queue::{Queue, QueueDiscipline};
-use crate::units::{Serializer, Time};
+use crate::units::{Bytes, Serializer, Time};
 
 /// A port's transmitter. A port is busy from the moment a packet starts
 /// serializing until its TxDone event, at (`done_at`, `done_seq`) in the
@@ -35,6 +35,9 @@ pub(super) struct Tx {
     pub(super) state: TxState,
     /// The port's rate, divided out once (see `units::Serializer`).
     pub(super) ser: Serializer,
+    /// Link-layer bytes each packet takes on this wire beyond its IP
+    /// packet (`[link] framing`; 0 by default).
+    pub(super) framing: u64,
     /// Whether the port has a shaper (`Network::shaper`), read here where
     /// `transmit` looks anyway.
     pub(super) shaped: bool,
@@ -144,8 +147,13 @@ impl Simulation {
         }
         port.stats.deq_pkts += 1;
         port.stats.deq_bytes += size.get();
-        let ser = tx.ser.time(size);
-        debug_assert_eq!(ser, port.rate.serialization(size), "port rate changed");
+        // On the wire the packet takes its link-layer framing too.
+        let wire = Bytes(size.get() + tx.framing);
+        let ser = tx.ser.time(wire);
+        debug_assert_eq!(ser, port.rate.serialization(wire), "port rate changed");
+        if let Some(w) = self.watch.as_deref_mut() {
+            w.transmitting(p as usize, id, wire.get(), now + ser);
+        }
         let arrive = now + ser + port.delay;
         self.counters.packet_hops += 1;
         tx.done_at = now + ser;
@@ -197,6 +205,11 @@ impl Simulation {
                 }
                 if n > port.stats.max_pkts {
                     port.stats.max_pkts = n;
+                }
+                if let Some(w) = self.watch.as_deref_mut() {
+                    let tx = &self.tx[p as usize];
+                    let busy = tx.state != TxState::Idle && tx.done_at > now;
+                    w.enqueued(p as usize, id, now, b + n * tx.framing, busy);
                 }
                 if input != HOST_INPUT {
                     self.drops.admitted(p, input, flow, size);

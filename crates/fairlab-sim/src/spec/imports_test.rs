@@ -16,7 +16,9 @@ const FILES: &[(&str, &str)] = &[
     ("spec::graph", include_str!("graph.rs")),
     ("spec::hosts", include_str!("hosts.rs")),
     ("spec::limits", include_str!("limits.rs")),
+    ("spec::link", include_str!("link.rs")),
     ("spec::metrics", include_str!("metrics.rs")),
+    ("spec::radon", include_str!("radon.rs")),
     ("spec::resolve", include_str!("resolve.rs")),
     ("spec::routing", include_str!("routing.rs")),
     ("spec::switches", include_str!("switches.rs")),
@@ -338,7 +340,7 @@ fn the_reader_sees_uses_re_exports_and_paths() {
 #[test]
 fn spec_files_import_each_other_without_a_circle() {
     let g = edges();
-    assert_eq!(circle(&g), None, "{g:#?}");
+    assert_eq!(circle(&g), None, "a circle; the graph: {g:#?}");
     // The field checkers are the bottom: they import no other spec file
     // but the error type.
     let check = g.get("spec::check").cloned().unwrap_or_default();
@@ -346,4 +348,42 @@ fn spec_files_import_each_other_without_a_circle() {
         check.iter().all(|m| m == "spec::error"),
         "check.rs imports {check:?}"
     );
+}
+
+/// Every source file under `spec/` (tests aside) is among [`FILES`]: a
+/// new file left out would escape the circle check.
+#[test]
+fn every_spec_file_is_read() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<String>) {
+        for e in std::fs::read_dir(dir).expect("spec/ is readable") {
+            let p = e.expect("an entry").path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.extension().is_some_and(|x| x == "rs") {
+                out.push(p.to_string_lossy().into_owned());
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/spec");
+    let mut files = Vec::new();
+    walk(&root, &mut files);
+    let prefix = format!("{}/", root.to_string_lossy());
+    let module = |f: &str| -> String {
+        let rel = f.trim_start_matches(&prefix).trim_end_matches(".rs");
+        let rel = rel.trim_end_matches("/mod").trim_end_matches("mod");
+        let m = rel.replace('/', "::");
+        if m.is_empty() {
+            "spec".into()
+        } else {
+            format!("spec::{m}")
+        }
+    };
+    let known: BTreeSet<&str> = FILES.iter().map(|(m, _)| *m).collect();
+    let missing: Vec<String> = files
+        .iter()
+        .filter(|f| !f.ends_with("_test.rs") && !f.ends_with("/tests.rs"))
+        .map(|f| module(f))
+        .filter(|m| !known.contains(m.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "not in FILES: {missing:?}");
 }

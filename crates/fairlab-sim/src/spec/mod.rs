@@ -25,9 +25,11 @@ mod estimate;
 pub mod graph;
 pub mod hosts;
 pub mod limits;
+pub mod link;
 pub mod lower;
 pub mod metrics;
 pub mod queues;
+pub mod radon;
 mod resolve;
 pub mod routing;
 pub mod switches;
@@ -44,12 +46,14 @@ pub use hosts::{
     ArbitrationName, FqSpec, HostProfile, HostSpec, HostStack, NicQdisc, NicRoot, TxqSelect,
 };
 pub use limits::{Estimate, LimitsSpec};
+pub use link::LinkSpec;
 pub use lower::sim::build;
 pub use metrics::MetricsSpec;
 pub use queues::{
     Class, Discipline, DrrSpec, HcfSpec, HtbSpec, Period, PortSpec, PrioritySpec, QueueSpec,
     RedSpec, SfqSpec, ShaperSpec, TbfSpec,
 };
+pub use radon::{RadonSettings, RadonSpec};
 pub use routing::{PathsName, RoutingSpec, SelectionName};
 pub use switches::SwitchSpec;
 pub use tcp::{
@@ -99,6 +103,12 @@ pub struct Scenario {
     pub switch: SwitchSpec,
     #[serde(default)]
     pub tcp: TcpSpec,
+    /// What every wire carries besides the IP packet.
+    #[serde(default, skip_serializing_if = "LinkSpec::is_default")]
+    pub link: LinkSpec,
+    /// Radon streams' settings (udp workloads on `transport = "radon"`).
+    #[serde(default, skip_serializing_if = "RadonSpec::is_default")]
+    pub radon: RadonSpec,
     #[serde(default, rename = "workload")]
     pub workloads: Vec<WorkloadSpec>,
     #[serde(default)]

@@ -191,6 +191,8 @@ impl Scenario {
             s.validate(&path)?;
         }
         self.check_workloads(&found, &tcp, settings)?;
+        self.radon.validate("radon")?;
+        self.link.validate()?;
         self.metrics.validate()?;
         self.check_flows(&hosts)?;
         let mut r = Resolved {

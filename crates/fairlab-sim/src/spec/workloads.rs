@@ -2,10 +2,11 @@
 //! before the other fields are read: a field of another kind is refused by
 //! name, a missing one is named, and each kind checks its own values.
 
-use super::check::{check_rate, check_time};
+use super::check::{check_number, check_rate, check_time};
 use super::cost::{EstimateCtx, Estimated, Pace, Transfers, WorkloadCost};
 use super::error::ScenarioError;
 use super::limits::{approx, mul_div, segments, Term, HEADERS};
+use super::radon::RadonSpec;
 use super::tagged::{self, Value};
 use super::tcp::{TcpSettings, TcpSpec};
 use crate::units::{BitsPerSec, Bytes, Time, PS_PER_SEC};
@@ -109,6 +110,10 @@ named_enum! {
         Tcp = "tcp",
         /// Datagrams paced at a rate: the udp workload's.
         Udp = "udp",
+        /// Radon streams: datagrams paced by a wait the sender adapts to
+        /// the receiver's feedback on relative forward delay, under a
+        /// reservation (docs/radon.md).
+        Radon = "radon",
     }
 }
 
@@ -259,14 +264,32 @@ pub struct UdpSpec {
     pub start: Option<Time>,
     pub src: String,
     pub dst: String,
-    /// Average rate.
-    pub rate: BitsPerSec,
-    /// Default "poisson".
+    /// Average rate of the datagrams' payload (with transport "radon", the
+    /// reservation's rate; else give `utilization`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<BitsPerSec>,
+    /// Radon: the reservation as a fraction of the slowest link on the
+    /// stream's path, in place of `rate`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub utilization: Option<f64>,
+    /// Radon: the reservation's period (default 10ms).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub period: Option<Time>,
+    /// Default "poisson" (transport "udp"); a Radon stream is paced.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub arrivals: Option<Arrivals>,
-    /// Datagram size on the wire (default 1500B).
+    /// Datagram size as an IP packet (default 1500B).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub packet_size: Option<Bytes>,
+    /// Send this many datagrams, then stop (UDPmon's count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets: Option<u64>,
+    /// Send no datagram at or after this instant.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<Time>,
+    /// Radon's settings over the scenario's `[radon]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radon: Option<RadonSpec>,
 }
 
 /// One workload.
@@ -416,7 +439,7 @@ impl WorkloadSpec {
     /// that paced flow.
     pub fn transports(&self) -> &'static [Transport] {
         match self {
-            WorkloadSpec::Udp(_) => &[Transport::Udp],
+            WorkloadSpec::Udp(_) => &[Transport::Udp, Transport::Radon],
             _ => &[Transport::Tcp],
         }
     }
@@ -485,19 +508,7 @@ impl WorkloadSpec {
             }
             WorkloadSpec::Short(w) => w.validate(cx),
             WorkloadSpec::NfsRead(w) => w.validate(cx),
-            WorkloadSpec::Udp(w) => {
-                cx.pair(&w.src, &w.dst)?;
-                check_rate(&cx.at("rate"), w.rate)?;
-                if let Some(sz) = w.packet_size {
-                    if sz.get() < 28 || sz.get() > 65_535 {
-                        return Err(ScenarioError::new(
-                            cx.at("packet_size"),
-                            format!("\"{sz}\" is out of range; expected 28B (UDP and IP headers) to 65535B"),
-                        ));
-                    }
-                }
-                Ok(())
-            }
+            WorkloadSpec::Udp(w) => w.validate(cx, self.transport() == Transport::Radon),
         }
     }
 
@@ -507,9 +518,116 @@ impl WorkloadSpec {
         match self {
             WorkloadSpec::Incast(w) => v.extend(w.response_jitter.map(|t| ("response_jitter", t))),
             WorkloadSpec::Short(w) => v.extend(w.spread.map(|t| ("spread", t))),
+            WorkloadSpec::Udp(w) => v.extend(w.stop.map(|t| ("stop", t))),
             _ => {}
         }
         v
+    }
+}
+
+/// Payload bytes a Radon datagram needs: its frame number and its send
+/// timestamp, 8 bytes each.
+pub const RADON_MIN_PAYLOAD: u64 = 16;
+
+impl UdpSpec {
+    /// Checks the stream's own values; `radon`: it runs on Radon.
+    fn validate(&self, cx: &Context, radon: bool) -> Result<(), ScenarioError> {
+        cx.pair(&self.src, &self.dst)?;
+        match (self.rate, self.utilization) {
+            (Some(r), None) => check_rate(&cx.at("rate"), r)?,
+            (None, Some(u)) if radon => check_number(
+                &cx.at("utilization"),
+                u,
+                |u| u > 0.0 && u <= 1.0,
+                "a fraction in (0, 1] of the slowest link on the path",
+            )?,
+            (None, Some(_)) => {
+                return Err(ScenarioError::new(
+                    cx.at("utilization"),
+                    "is a reservation; expected rate, or transport = \"radon\"",
+                ))
+            }
+            (Some(_), Some(_)) => {
+                return Err(ScenarioError::new(
+                    cx.at("utilization"),
+                    "is given with rate; expected one of rate and utilization",
+                ))
+            }
+            (None, None) => {
+                return Err(ScenarioError::new(
+                    cx.at("rate"),
+                    "is missing; expected a rate such as \"500Mbps\" (or utilization, with transport = \"radon\")",
+                ))
+            }
+        }
+        let least = if radon { 28 + RADON_MIN_PAYLOAD } else { 28 };
+        if let Some(sz) = self.packet_size {
+            if sz.get() < least || sz.get() > 65_535 {
+                let why = if radon {
+                    " (UDP and IP headers, frame number and send timestamp)"
+                } else {
+                    " (UDP and IP headers)"
+                };
+                return Err(ScenarioError::new(
+                    cx.at("packet_size"),
+                    format!("\"{sz}\" is out of range; expected {least}B{why} to 65535B"),
+                ));
+            }
+        }
+        if self.packets == Some(0) {
+            return Err(ScenarioError::new(
+                cx.at("packets"),
+                "0 is not allowed; expected a positive count, or no count (send until stop or the run ends)",
+            ));
+        }
+        if let (Some(stop), start) = (self.stop, self.start.unwrap_or(Time::ZERO)) {
+            if stop <= start {
+                return Err(ScenarioError::new(
+                    cx.at("stop"),
+                    format!("\"{stop}\" is not after start \"{start}\"; expected a later instant"),
+                ));
+            }
+        }
+        if !radon {
+            for (f, given) in [
+                ("period", self.period.is_some()),
+                ("radon", self.radon.is_some()),
+            ] {
+                if given {
+                    return Err(ScenarioError::new(
+                        cx.at(f),
+                        "is a Radon setting; expected transport = \"radon\" with it",
+                    ));
+                }
+            }
+            return Ok(());
+        }
+        if self.arrivals == Some(Arrivals::Poisson) {
+            return Err(ScenarioError::new(
+                cx.at("arrivals"),
+                "\"poisson\" is not how a Radon stream sends; expected \"periodic\" (its sender paces by a wait)",
+            ));
+        }
+        if let Some(p) = self.period {
+            check_time(&cx.at("period"), p)?;
+            if p < Time::from_us(1) {
+                return Err(ScenarioError::new(
+                    cx.at("period"),
+                    format!(
+                        "\"{p}\" is shorter than 1us; expected a period of at least a microsecond"
+                    ),
+                ));
+            }
+        }
+        if let Some(r) = &self.radon {
+            r.validate(&cx.at("radon"))?;
+        }
+        Ok(())
+    }
+
+    /// The datagrams' IP packet size.
+    pub fn size(&self) -> Bytes {
+        self.packet_size.unwrap_or(DEFAULT_UDP_PACKET)
     }
 }
 
@@ -1024,13 +1142,28 @@ impl Estimated for NfsReadSpec {
 }
 
 impl Estimated for UdpSpec {
-    /// Its rate over the time it runs (the duration: UDP needs one).
+    /// Its rate over the time it sends (to `stop` or the duration: UDP
+    /// needs one), at most `packets`; a Radon stream's feedback adds one
+    /// datagram per `feedback_every` (its own, or 1: the most there can be).
     fn estimate(&self, cx: &EstimateCtx) -> WorkloadCost {
-        let size = self.packet_size.unwrap_or(DEFAULT_UDP_PACKET);
-        let time = cx
-            .duration
-            .unwrap_or(Time::ZERO)
-            .saturating_sub(self.start.unwrap_or(Time::ZERO));
+        let size = self.size();
+        let end = match (cx.duration, self.stop) {
+            (Some(d), Some(s)) => d.min(s),
+            (d, s) => d.or(s).unwrap_or(Time::ZERO),
+        };
+        let time = end.saturating_sub(self.start.unwrap_or(Time::ZERO));
+        // A reservation given as utilization: of a host link at most.
+        let rate = self.rate.map_or_else(
+            || (self.utilization.unwrap_or(1.0).clamp(0.0, 1.0) * cx.access as f64) as u64,
+            |r| r.get(),
+        );
+        let mut value = mul_div(rate, time.0, 8 * PS_PER_SEC * size.get().max(1));
+        if let Some(n) = self.packets {
+            value = value.min(n);
+        }
+        if let Some(r) = &self.radon {
+            value = value.saturating_add(value / u64::from(r.feedback_every.unwrap_or(1).max(1)));
+        }
         WorkloadCost {
             connections: 0,
             udp_flows: 1,
@@ -1038,9 +1171,9 @@ impl Estimated for UdpSpec {
             pairs: Vec::new(),
             end: None,
             packets: Some(Term {
-                value: mul_div(self.rate.get(), time.0, 8 * PS_PER_SEC * size.get().max(1)),
+                value,
                 path: format!("{}.rate", cx.path),
-                how: format!("{} for \"{time}\" in {size} datagrams", self.rate),
+                how: format!("{} for \"{time}\" in {size} datagrams", BitsPerSec(rate)),
             }),
             pace: Pace::Datagrams,
         }

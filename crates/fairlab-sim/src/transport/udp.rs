@@ -22,6 +22,10 @@ pub struct UdpFlow {
     /// IP packet size of each datagram.
     pub size: Bytes,
     pub arrivals: Arrivals,
+    /// Datagrams to send in all (`u64::MAX`: no count).
+    pub limit: u64,
+    /// No datagram leaves at or after this instant (`Time::MAX`: none).
+    pub stop: Time,
     rng: Rng,
     pub sent: u64,
     pub delivered: u64,
@@ -55,6 +59,8 @@ impl UdpFlow {
             rate,
             size,
             arrivals,
+            limit: u64::MAX,
+            stop: Time::MAX,
             rng,
             sent: 0,
             delivered: 0,
@@ -74,11 +80,23 @@ impl UdpFlow {
         self.on_timer(now, out)
     }
 
+    /// Ends the flow after `limit` datagrams or at `stop`, whichever
+    /// comes first.
+    pub fn set_end(&mut self, limit: Option<u64>, stop: Option<Time>) {
+        self.limit = limit.unwrap_or(u64::MAX);
+        self.stop = stop.unwrap_or(Time::MAX);
+    }
+
     /// The next datagram, and a wake-up for the one after it (asked first:
-    /// it is scheduled before the datagram leaves).
+    /// it is scheduled before the datagram leaves), until the flow's end.
     pub(super) fn on_timer(&mut self, now: Time, out: &mut Outbox) -> Step {
+        if self.sent >= self.limit || now >= self.stop {
+            return Step::NONE;
+        }
         let (pkt, gap) = self.emit();
-        out.wake.push((now + gap, 0));
+        if self.sent < self.limit {
+            out.wake.push((now + gap, 0));
+        }
         out.host = self.src;
         out.packets.push(pkt);
         Step::NONE

@@ -628,6 +628,7 @@ fn udp_flows(
 ) -> Result<(), ScenarioError> {
     for (wi, w) in sc.workloads.iter().enumerate() {
         let WorkloadSpec::Udp(u) = w else { continue };
+        udp_supported(wi, w, u, "namespace")?;
         let id = book.flows.len() as u32;
         book.flows.push(PlanFlow {
             flow_id: id,
@@ -660,7 +661,7 @@ fn udp_flows(
             flow_id: id,
             src: u.src.clone(),
             dst: u.dst.clone(),
-            rate_bps: u.rate.get(),
+            rate_bps: u.rate.map_or(0, |r| r.get()),
             packet_bytes: packet,
             arrivals: u
                 .arrivals
@@ -784,6 +785,12 @@ fn check_host_and_switch(sc: &Scenario, warnings: &mut Vec<String>) -> Result<()
         warnings.push(format!(
             "switch.forwarding_jitter: \"{}\" not added: a namespace switch's forwarding time varies by itself",
             sc.switch.forwarding_jitter
+        ));
+    }
+    if sc.link.framing() > crate::units::Bytes(0) {
+        return Err(err(
+            "link.framing",
+            format!("\"{}\" is not supported by the namespace backend yet (its shapers count what the kernel counts); expected \"0B\" or none", sc.link.framing()),
         ));
     }
     check_host_stack(sc, warnings)?;
@@ -1545,3 +1552,28 @@ pub fn lower_json(text: &str, machine: &Machine) -> Result<Plan, ScenarioError> 
 
 #[cfg(test)]
 mod tests;
+
+/// Refuses what this backend cannot run of a udp workload yet: Radon
+/// streams (the simulator runs them) and a stream's end (`packets`, `stop`).
+fn udp_supported(
+    wi: usize,
+    w: &WorkloadSpec,
+    u: &crate::spec::workloads::UdpSpec,
+    backend: &str,
+) -> Result<(), ScenarioError> {
+    if w.transport() == crate::spec::workloads::Transport::Radon {
+        return Err(err(
+            format!("workload[{wi}].transport"),
+            format!("\"radon\" is not run by the {backend} backend yet (only the simulator runs Radon streams); expected \"udp\", or the simulator"),
+        ));
+    }
+    for (f, given) in [("packets", u.packets.is_some()), ("stop", u.stop.is_some())] {
+        if given {
+            return Err(err(
+                format!("workload[{wi}].{f}"),
+                format!("not supported by the {backend} backend yet (its UDP senders run to the end of the run); expected the field left out"),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -230,6 +230,12 @@ fn largest_mss(sc: &Scenario, resolved: &Resolved) -> u32 {
 /// a node's only queue is its link's, and an agent sends at once.
 fn check_host_and_switch(sc: &Scenario, warnings: &mut Vec<String>) -> Result<(), ScenarioError> {
     let h = &sc.host;
+    if sc.link.framing() > crate::units::Bytes(0) {
+        return Err(err(
+            "link.framing",
+            format!("\"{}\" is not supported by the ns-2 backend yet (its links serialize the packet's own size); expected \"0B\" or none", sc.link.framing()),
+        ));
+    }
     if h.send_jitter > Time::ZERO {
         return Err(err(
             "host.send_jitter",
@@ -822,6 +828,9 @@ fn workloads(
 ) -> Result<Vec<PlanWorkload>, ScenarioError> {
     let mut out = Vec::new();
     for (wi, w) in sc.workloads.iter().enumerate() {
+        if let WorkloadSpec::Udp(u) = w {
+            udp_supported(wi, w, u, "ns-2")?;
+        }
         let start_s = secs(w.start());
         let mut agent_of = |t: Option<&TcpSettings>| -> Result<usize, ScenarioError> {
             let a = agent(sc, wi, t.expect("a TCP workload"), warnings)?;
@@ -885,9 +894,9 @@ fn workloads(
                 tcp: agent_of(t)?,
             },
             WorkloadSpec::Udp(u) => PlanWorkload::Udp {
+                rate_bps: u.rate.map_or(0, |r| r.get()),
                 src: u.src.clone(),
                 dst: u.dst.clone(),
-                rate_bps: u.rate.get(),
                 packet_bytes: u
                     .packet_size
                     .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET)
@@ -923,3 +932,28 @@ pub fn lower_json(text: &str) -> Result<Plan, ScenarioError> {
 
 #[cfg(test)]
 mod tests;
+
+/// Refuses what this backend cannot run of a udp workload yet: Radon
+/// streams (the simulator runs them) and a stream's end (`packets`, `stop`).
+fn udp_supported(
+    wi: usize,
+    w: &WorkloadSpec,
+    u: &crate::spec::workloads::UdpSpec,
+    backend: &str,
+) -> Result<(), ScenarioError> {
+    if w.transport() == crate::spec::workloads::Transport::Radon {
+        return Err(err(
+            format!("workload[{wi}].transport"),
+            format!("\"radon\" is not run by the {backend} backend yet (only the simulator runs Radon streams); expected \"udp\", or the simulator"),
+        ));
+    }
+    for (f, given) in [("packets", u.packets.is_some()), ("stop", u.stop.is_some())] {
+        if given {
+            return Err(err(
+                format!("workload[{wi}].{f}"),
+                format!("not supported by the {backend} backend yet (its UDP senders run to the end of the run); expected the field left out"),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -82,6 +82,9 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
         profile,
         series,
     );
+    if sc.link.framing() > Bytes(0) {
+        sim.set_framing(sc.link.framing());
+    }
     if sc.host.send_jitter > Time::ZERO {
         sim.set_host_jitter(sc.host.send_jitter, seed, RNG_HOST);
     }

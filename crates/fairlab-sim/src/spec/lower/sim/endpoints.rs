@@ -12,7 +12,7 @@ use crate::sim::Conn;
 use crate::spec::{ScenarioError, Transport, WorkloadSpec};
 use crate::transport::tcp::{TcpConfig, TcpSocket};
 use crate::transport::{Arrivals, ConnApp, Endpoint, UdpFlow};
-use crate::units::{BitsPerSec, Bytes};
+use crate::units::{BitsPerSec, Bytes, Time};
 use crate::workload::Workload;
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
@@ -28,6 +28,8 @@ enum Carrier {
         rate: BitsPerSec,
         size: Bytes,
         arrivals: Arrivals,
+        limit: Option<u64>,
+        stop: Option<Time>,
         wi: u64,
     },
 }
@@ -107,11 +109,12 @@ fn carrier(
             Ok(Carrier::Tcp(Arc::clone(shared)))
         }
         (Transport::Udp, WorkloadSpec::Udp(u)) => Ok(Carrier::Udp {
-            rate: u.rate,
-            size: u
-                .packet_size
-                .unwrap_or(crate::spec::workloads::DEFAULT_UDP_PACKET),
+            // Validation asks a plain UDP flow for its rate.
+            rate: u.rate.unwrap_or(BitsPerSec(0)),
+            size: u.size(),
             arrivals: u.arrivals.unwrap_or(Arrivals::Poisson),
+            limit: u.packets,
+            stop: u.stop,
             wi: wi as u64,
         }),
         // Validation refuses these first (WorkloadSpec::transports).
@@ -156,17 +159,23 @@ fn endpoint(seed: u64, c: &Carrier, f: &Flow, app: ConnApp, e: u32) -> Endpoint 
             rate,
             size,
             arrivals,
+            limit,
+            stop,
             wi,
-        } => Endpoint::Udp(UdpFlow::new(
-            app,
-            e,
-            f.opener,
-            f.listener,
-            rate,
-            size,
-            arrivals,
-            Rng::stream(seed, &[RNG_UDP, wi]),
-        )),
+        } => {
+            let mut u = UdpFlow::new(
+                app,
+                e,
+                f.opener,
+                f.listener,
+                rate,
+                size,
+                arrivals,
+                Rng::stream(seed, &[RNG_UDP, wi]),
+            );
+            u.set_end(limit, stop);
+            Endpoint::Udp(u)
+        }
     }
 }
 
