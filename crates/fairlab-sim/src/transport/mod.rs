@@ -55,6 +55,7 @@
 
 #[cfg(test)]
 mod echo;
+pub mod radon_stamp;
 pub mod tcp;
 mod tcp_conn;
 mod udp;
