@@ -32,6 +32,11 @@ pub struct MetricsSpec {
     /// `drop_trace_rows_left_out` counts the rest.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drop_trace_max_rows: Option<u64>,
+    /// Radon streams: one row per received datagram (its stamps, relative
+    /// forward delay, true one-way delay and each queue model's estimate),
+    /// the `radon_series` table.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub radon_series: bool,
 }
 
 /// A million rows: about 40 MB while the run lasts, a few seconds of a

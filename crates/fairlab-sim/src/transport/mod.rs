@@ -55,6 +55,7 @@
 
 #[cfg(test)]
 mod echo;
+mod radon;
 pub mod radon_stamp;
 pub mod tcp;
 mod tcp_conn;
@@ -63,6 +64,7 @@ mod udp;
 #[cfg(test)]
 pub use echo::EchoFlow;
 pub use tcp_conn::Conn;
+pub use radon::{RadonFlow, RadonStats, SeriesRow};
 pub use udp::{Arrivals, UdpFlow};
 
 use crate::packet::{FiveTuple, FlowHasher, NodeId, Packet, Protocol};
@@ -146,6 +148,8 @@ impl Step {
 pub enum Endpoint {
     Tcp(Conn),
     Udp(UdpFlow),
+    /// A Radon stream (docs/radon.md).
+    Radon(RadonFlow),
     /// A toy transport of the tests (and of docs/model.md's example).
     #[cfg(test)]
     Echo(EchoFlow),
@@ -158,6 +162,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.app,
             Endpoint::Udp(u) => u.app,
+            Endpoint::Radon(r) => r.app,
             #[cfg(test)]
             Endpoint::Echo(e) => e.app,
         }
@@ -167,6 +172,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.sock[0].endpoints(),
             Endpoint::Udp(u) => (u.src, u.dst),
+            Endpoint::Radon(r) => (r.src, r.dst),
             #[cfg(test)]
             Endpoint::Echo(e) => (e.src, e.dst),
         }
@@ -174,7 +180,7 @@ impl Endpoint {
     pub fn protocol(&self) -> Protocol {
         match self {
             Endpoint::Tcp(_) => Protocol::Tcp,
-            Endpoint::Udp(_) => Protocol::Udp,
+            Endpoint::Udp(_) | Endpoint::Radon(_) => Protocol::Udp,
             #[cfg(test)]
             Endpoint::Echo(_) => Protocol::Udp,
         }
@@ -185,6 +191,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.set_flow(tuple, hasher),
             Endpoint::Udp(u) => u.set_flow(tuple, hasher.hash(&tuple)),
+            Endpoint::Radon(r) => r.set_flow(tuple, hasher),
             #[cfg(test)]
             Endpoint::Echo(e) => e.set_flow(tuple, hasher),
         }
@@ -195,6 +202,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.open(now, handshake, out),
             Endpoint::Udp(u) => u.open(now, out),
+            Endpoint::Radon(r) => r.open(now, out),
             #[cfg(test)]
             Endpoint::Echo(e) => e.on_timer(now, out),
         }
@@ -204,7 +212,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.write(now, side, bytes, out),
             // A UDP sender's datagrams are paced by its rate, not written.
-            Endpoint::Udp(_) => Step::NONE,
+            Endpoint::Udp(_) | Endpoint::Radon(_) => Step::NONE,
             #[cfg(test)]
             Endpoint::Echo(_) => Step::NONE,
         }
@@ -215,6 +223,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.on_packet(now, pkt, out),
             Endpoint::Udp(u) => u.on_packet(pkt),
+            Endpoint::Radon(r) => r.on_packet(now, pkt, out),
             #[cfg(test)]
             Endpoint::Echo(e) => e.on_packet(pkt, out),
         }
@@ -225,6 +234,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.on_timer(now, token, out),
             Endpoint::Udp(u) => u.on_timer(now, out),
+            Endpoint::Radon(r) => r.on_timer(now, out),
             #[cfg(test)]
             Endpoint::Echo(e) => e.on_timer(now, out),
         }
@@ -236,6 +246,7 @@ impl Endpoint {
             Endpoint::Tcp(c) => c.on_local_drop(now, pkt),
             // Datagrams are fire and forget.
             Endpoint::Udp(_) => {}
+            Endpoint::Radon(r) => r.on_local_drop(pkt),
             #[cfg(test)]
             Endpoint::Echo(_) => {}
         }
@@ -246,7 +257,7 @@ impl Endpoint {
     pub fn after_send(&mut self, now: Time, side: usize, out: &mut Outbox) {
         match self {
             Endpoint::Tcp(c) => c.after_send(now, side, out),
-            Endpoint::Udp(_) => {}
+            Endpoint::Udp(_) | Endpoint::Radon(_) => {}
             #[cfg(test)]
             Endpoint::Echo(_) => {}
         }
@@ -256,6 +267,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.sock[side].flow_hash(),
             Endpoint::Udp(u) => u.flow_hash(),
+            Endpoint::Radon(r) => r.flow_hash(side),
             #[cfg(test)]
             Endpoint::Echo(e) => e.flow_hash(side),
         }
@@ -267,6 +279,7 @@ impl Endpoint {
         match self {
             Endpoint::Tcp(c) => c.path_probe(),
             Endpoint::Udp(u) => (u.src, u.dst, u.flow_hash(), None, u.size),
+            Endpoint::Radon(r) => r.path_probe(),
             #[cfg(test)]
             Endpoint::Echo(e) => {
                 let size = crate::units::Bytes(u64::from(e.payload + crate::packet::UDP_IP_HEADER));
@@ -295,6 +308,21 @@ impl Endpoint {
     pub fn as_udp(&self) -> Option<&UdpFlow> {
         match self {
             Endpoint::Udp(u) => Some(u),
+            _ => None,
+        }
+    }
+    /// The Radon stream, if it is one.
+    #[inline]
+    pub fn as_radon(&self) -> Option<&RadonFlow> {
+        match self {
+            Endpoint::Radon(r) => Some(r),
+            _ => None,
+        }
+    }
+    #[inline]
+    pub fn as_radon_mut(&mut self) -> Option<&mut RadonFlow> {
+        match self {
+            Endpoint::Radon(r) => Some(r),
             _ => None,
         }
     }

@@ -113,6 +113,9 @@ pub(super) const RNG_SWITCH: u64 = 8;
 pub(super) const RNG_NIC_QDISC: u64 = 9;
 pub(super) const RNG_TXHASH: u64 = 10;
 pub(super) const RNG_NIC_ROOT: u64 = 11;
+/// Radon: each stream's dispatch draws, and each host's clocks.
+pub(super) const RNG_RADON: u64 = 12;
+pub(super) const RNG_RADON_CLOCK: u64 = 13;
 
 pub(super) fn arbitration(s: &HostStack) -> Arbitration {
     match s.arbitration {

@@ -5,13 +5,16 @@
 //! order, then the UDP flows (the order packets, flow ids and the flow
 //! naming's port draws follow), then those of any later transport.
 
-use super::common::{tcp_config, Cx, Flow, Lowered, RNG_TCP, RNG_UDP};
+use super::common::{tcp_config, Cx, Flow, Lowered, RNG_RADON, RNG_RADON_CLOCK, RNG_TCP, RNG_UDP};
 use super::{bulk, incast, nfs_read, short, udp};
 use crate::engine::Rng;
 use crate::sim::Conn;
 use crate::spec::{ScenarioError, Transport, WorkloadSpec};
 use crate::transport::tcp::{TcpConfig, TcpSocket};
-use crate::transport::{Arrivals, ConnApp, Endpoint, UdpFlow};
+use crate::net::NodeId;
+use crate::spec::radon::StampPoint;
+use crate::transport::radon_stamp::{CapturePoint, StampNoise};
+use crate::transport::{Arrivals, ConnApp, Endpoint, RadonFlow, UdpFlow};
 use crate::units::{BitsPerSec, Bytes, Time};
 use crate::workload::Workload;
 use std::collections::{BTreeSet, HashMap};
@@ -19,6 +22,15 @@ use std::sync::Arc;
 
 /// What a workload's flows run on, as the simulator builds it.
 enum Carrier {
+    /// Radon streams of `size` datagrams, their clocks at `stamp`; the
+    /// algorithm is installed once paths are known (`radon.rs`).
+    Radon {
+        size: Bytes,
+        stamp: CapturePoint,
+        skew_ppm: f64,
+        limit: Option<u64>,
+        stop: Option<Time>,
+    },
     /// TCP connections of these settings (shared by every socket that has
     /// them).
     Tcp(Arc<TcpConfig>),
@@ -40,6 +52,7 @@ impl Carrier {
         match self {
             Carrier::Tcp(_) => 0,
             Carrier::Udp { .. } => 1,
+            Carrier::Radon { .. } => 2,
         }
     }
 }
@@ -117,6 +130,20 @@ fn carrier(
             stop: u.stop,
             wi: wi as u64,
         }),
+        (Transport::Radon, WorkloadSpec::Udp(u)) => {
+            let r = cx.sc.radon.overridden_by(u.radon.as_ref()).settings();
+            Ok(Carrier::Radon {
+                size: u.size(),
+                stamp: match r.stamp {
+                    StampPoint::Nic => CapturePoint::Nic,
+                    StampPoint::Socket => CapturePoint::Socket,
+                    StampPoint::Application => CapturePoint::Application,
+                },
+                skew_ppm: r.skew_ppm,
+                limit: u.packets,
+                stop: u.stop,
+            })
+        }
         // Validation refuses these first (WorkloadSpec::transports).
         (t, w) => {
             let allowed: Vec<String> = w
@@ -175,6 +202,32 @@ fn endpoint(seed: u64, c: &Carrier, f: &Flow, app: ConnApp, e: u32) -> Endpoint 
             );
             u.set_end(limit, stop);
             Endpoint::Udp(u)
+        }
+        &Carrier::Radon {
+            size,
+            stamp,
+            skew_ppm,
+            limit,
+            stop,
+        } => {
+            // One clock per host and capture point: its noise from the
+            // host's and the stream's stream, its rate error the host's.
+            let clock = |host: NodeId, side: u64| {
+                let skew = (2.0 * Rng::stream(seed, &[RNG_RADON_CLOCK, u64::from(host)]).next_f64()
+                    - 1.0)
+                    * skew_ppm;
+                let rng = Rng::stream(seed, &[RNG_RADON_CLOCK, u64::from(host), u64::from(e), side]);
+                StampNoise::new(stamp, rng).with_skew_ppm(skew)
+            };
+            Endpoint::Radon(RadonFlow::new(
+                app,
+                e,
+                (f.opener, f.listener),
+                size,
+                (clock(f.opener, 0), clock(f.listener, 1)),
+                Rng::stream(seed, &[RNG_RADON, u64::from(e)]),
+                (limit, stop),
+            ))
         }
     }
 }
