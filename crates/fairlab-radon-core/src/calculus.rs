@@ -56,9 +56,8 @@ impl TokenBucket {
     /// A stream free to place its budget e anywhere in each period: the end
     /// of one period and the start of the next can meet, so b = 2e·C; r = u·C.
     pub fn budgeted(budget_ps: i64, utilization: f64, capacity_bps: f64) -> Self {
-        let budget_s = budget_ps as f64 / PS_PER_S;
         TokenBucket {
-            burst_bytes: 2.0 * budget_s * capacity_bps / BITS_PER_BYTE,
+            burst_bytes: 2.0 * bytes_in_ps(capacity_bps, budget_ps),
             rate_bps: utilization * capacity_bps,
         }
     }
@@ -77,7 +76,13 @@ impl RateLatency {
 
 /// Time to send `bytes` at `rate_bps`, rounded up.
 fn bytes_time_ps(bytes: f64, rate_bps: f64) -> i64 {
-    (bytes * BITS_PER_BYTE / rate_bps * PS_PER_S).ceil() as i64
+    // Multiply before dividing: integral byte counts then give exact times.
+    (bytes * BITS_PER_BYTE * PS_PER_S / rate_bps).ceil() as i64
+}
+
+/// Bytes sent at `rate_bps` in `time_ps`.
+fn bytes_in_ps(rate_bps: f64, time_ps: i64) -> f64 {
+    rate_bps * time_ps as f64 / (BITS_PER_BYTE * PS_PER_S)
 }
 
 fn sums(arrivals: &[TokenBucket]) -> (f64, f64) {
@@ -96,8 +101,7 @@ pub fn backlog_bound_bytes(arrivals: &[TokenBucket], server: RateLatency) -> Opt
     if !stable(sum_rate_bps, server) {
         return None;
     }
-    let latency_s = server.latency_ps as f64 / PS_PER_S;
-    Some(sum_burst_bytes + sum_rate_bps / BITS_PER_BYTE * latency_s)
+    Some(sum_burst_bytes + bytes_in_ps(sum_rate_bps, server.latency_ps))
 }
 
 /// T + Σb/R, rounded up; None if Σr > R (or R ≤ 0).
@@ -112,9 +116,8 @@ pub fn delay_bound_ps(arrivals: &[TokenBucket], server: RateLatency) -> Option<i
 /// The arrival curve downstream of a node that delays by at most
 /// `delay_bound_ps`: b + r·D, same r.
 pub fn output_arrival(a: TokenBucket, delay_bound_ps: i64) -> TokenBucket {
-    let delay_s = delay_bound_ps as f64 / PS_PER_S;
     TokenBucket {
-        burst_bytes: a.burst_bytes + a.rate_bps / BITS_PER_BYTE * delay_s,
+        burst_bytes: a.burst_bytes + bytes_in_ps(a.rate_bps, delay_bound_ps),
         rate_bps: a.rate_bps,
     }
 }
