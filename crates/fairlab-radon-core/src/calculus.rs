@@ -11,7 +11,8 @@
 //!
 //! Readings taken:
 //! - Σr = R is stable (the bounds are finite); only Σr > R is
-//!   [`PortBound::Unstable`].
+//!   [`PortBound::Unstable`], with a relative tolerance of [`RATE_EPSILON`]
+//!   (1e-9) for rounding, the tolerance admission uses.
 //! - A port with no service (R ≤ 0) has no bound.
 //! - [`port_bounds`] analyses ports in a topological order of the graph the
 //!   streams' paths draw (Kahn's algorithm, ready ports taken in index
@@ -91,8 +92,13 @@ fn sums(arrivals: &[TokenBucket]) -> (f64, f64) {
         .fold((0.0, 0.0), |(b, r), a| (b + a.burst_bytes, r + a.rate_bps))
 }
 
+/// Relative tolerance on Σr ≤ R, the same as admission's
+/// ([`crate::admission::ADMISSION_EPSILON`]): a set admitted at exactly full
+/// utilization must not turn unstable through floating-point rounding.
+pub const RATE_EPSILON: f64 = crate::admission::ADMISSION_EPSILON;
+
 fn stable(sum_rate_bps: f64, server: RateLatency) -> bool {
-    server.rate_bps > 0.0 && sum_rate_bps <= server.rate_bps
+    server.rate_bps > 0.0 && sum_rate_bps <= server.rate_bps * (1.0 + RATE_EPSILON)
 }
 
 /// Σb + (Σr)·T; None if Σr > R (or R ≤ 0).
