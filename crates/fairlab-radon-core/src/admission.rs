@@ -28,7 +28,8 @@ pub fn wire_bytes(payload_bytes: u32, overhead_bytes: u32) -> u32 {
 /// A stream asking for admission.
 #[derive(Clone, Debug, PartialEq)]
 pub struct StreamAsk {
-    /// The switch output ports on its path (indices below the port count).
+    /// The switch output ports on its path (indices below the port count),
+    /// each once.
     pub ports: Vec<usize>,
     /// Its utilization of each port, wire bytes counted.
     pub utilization: f64,

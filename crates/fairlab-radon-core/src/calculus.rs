@@ -11,7 +11,8 @@
 //!
 //! Readings taken:
 //! - Σr = R is stable (the bounds are finite); only Σr > R is
-//!   [`PortBound::Unstable`].
+//!   [`PortBound::Unstable`], with a relative tolerance of [`RATE_EPSILON`]
+//!   (1e-9) for rounding, the tolerance admission uses.
 //! - A port with no service (R ≤ 0) has no bound.
 //! - [`port_bounds`] analyses ports in a topological order of the graph the
 //!   streams' paths draw (Kahn's algorithm, ready ports taken in index
@@ -56,9 +57,8 @@ impl TokenBucket {
     /// A stream free to place its budget e anywhere in each period: the end
     /// of one period and the start of the next can meet, so b = 2e·C; r = u·C.
     pub fn budgeted(budget_ps: i64, utilization: f64, capacity_bps: f64) -> Self {
-        let budget_s = budget_ps as f64 / PS_PER_S;
         TokenBucket {
-            burst_bytes: 2.0 * budget_s * capacity_bps / BITS_PER_BYTE,
+            burst_bytes: 2.0 * bytes_in_ps(capacity_bps, budget_ps),
             rate_bps: utilization * capacity_bps,
         }
     }
@@ -77,7 +77,13 @@ impl RateLatency {
 
 /// Time to send `bytes` at `rate_bps`, rounded up.
 fn bytes_time_ps(bytes: f64, rate_bps: f64) -> i64 {
-    (bytes * BITS_PER_BYTE / rate_bps * PS_PER_S).ceil() as i64
+    // Multiply before dividing: integral byte counts then give exact times.
+    (bytes * BITS_PER_BYTE * PS_PER_S / rate_bps).ceil() as i64
+}
+
+/// Bytes sent at `rate_bps` in `time_ps`.
+fn bytes_in_ps(rate_bps: f64, time_ps: i64) -> f64 {
+    rate_bps * time_ps as f64 / (BITS_PER_BYTE * PS_PER_S)
 }
 
 fn sums(arrivals: &[TokenBucket]) -> (f64, f64) {
@@ -86,8 +92,13 @@ fn sums(arrivals: &[TokenBucket]) -> (f64, f64) {
         .fold((0.0, 0.0), |(b, r), a| (b + a.burst_bytes, r + a.rate_bps))
 }
 
+/// Relative tolerance on Σr ≤ R, the same as admission's
+/// ([`crate::admission::ADMISSION_EPSILON`]): a set admitted at exactly full
+/// utilization must not turn unstable through floating-point rounding.
+pub const RATE_EPSILON: f64 = crate::admission::ADMISSION_EPSILON;
+
 fn stable(sum_rate_bps: f64, server: RateLatency) -> bool {
-    server.rate_bps > 0.0 && sum_rate_bps <= server.rate_bps
+    server.rate_bps > 0.0 && sum_rate_bps <= server.rate_bps * (1.0 + RATE_EPSILON)
 }
 
 /// Σb + (Σr)·T; None if Σr > R (or R ≤ 0).
@@ -96,8 +107,7 @@ pub fn backlog_bound_bytes(arrivals: &[TokenBucket], server: RateLatency) -> Opt
     if !stable(sum_rate_bps, server) {
         return None;
     }
-    let latency_s = server.latency_ps as f64 / PS_PER_S;
-    Some(sum_burst_bytes + sum_rate_bps / BITS_PER_BYTE * latency_s)
+    Some(sum_burst_bytes + bytes_in_ps(sum_rate_bps, server.latency_ps))
 }
 
 /// T + Σb/R, rounded up; None if Σr > R (or R ≤ 0).
@@ -112,9 +122,8 @@ pub fn delay_bound_ps(arrivals: &[TokenBucket], server: RateLatency) -> Option<i
 /// The arrival curve downstream of a node that delays by at most
 /// `delay_bound_ps`: b + r·D, same r.
 pub fn output_arrival(a: TokenBucket, delay_bound_ps: i64) -> TokenBucket {
-    let delay_s = delay_bound_ps as f64 / PS_PER_S;
     TokenBucket {
-        burst_bytes: a.burst_bytes + a.rate_bps / BITS_PER_BYTE * delay_s,
+        burst_bytes: a.burst_bytes + bytes_in_ps(a.rate_bps, delay_bound_ps),
         rate_bps: a.rate_bps,
     }
 }

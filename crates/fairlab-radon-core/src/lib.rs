@@ -92,11 +92,14 @@
 //!
 //! Admission ([`admission`]):
 //! - In the given order; a refused stream reserves nothing; refused at the
-//!   first port of its path that cannot hold it; tolerance 1e-9 on the sum;
+//!   first port of its path that cannot hold it (a path lists each port
+//!   once); tolerance 1e-9 on the sum;
 //!   Ethernet UDP/IPv4 overhead 66 bytes (8192 → 8258).
 //!
 //! Network calculus ([`calculus`]):
-//! - Σr = R is stable; Σr > R is unstable; ports on or behind a cycle are
+//! - Σr = R is stable; Σr > R is unstable (relative tolerance 1e-9, the same
+//!   as admission's, so a set admitted at exactly full utilization is not
+//!   turned unstable by rounding); ports on or behind a cycle are
 //!   Cyclic; a stream reaching a port through an unstable port makes it
 //!   UpstreamUnstable; delay bounds round up to the next picosecond; a port's
 //!   latency T is one largest packet's transmission time.

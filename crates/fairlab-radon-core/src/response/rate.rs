@@ -53,7 +53,7 @@ impl RateResponse {
     /// 1 Gb/s: 131.072 µs.
     pub fn reservation_wait_ps(packet_bytes: f64, res: &Reservation, capacity_bps: f64) -> i64 {
         let rate_bps = res.utilization * capacity_bps;
-        (packet_bytes * 8.0 / rate_bps * 1e12).round() as i64
+        (packet_bytes * 8.0 * 1e12 / rate_bps).round() as i64
     }
 
     /// The default readings with wait_min = the reservation's pace and
