@@ -18,7 +18,8 @@
 //!   first estimate the feedback says depth 0, trend Unknown, not congested.
 
 pub use crate::feedback::{DecodeError, Feedback};
-use crate::model::{Basic, Estimate, Median5, ModelKind, Pathload, Trend};
+use crate::model::pathload::DEFAULT_TRAIN_PKTS;
+use crate::model::{Basic, Estimate, Median5, ModelKind, Pathload, PctDivisor, Trend};
 use crate::rfd::rfd_ps;
 
 /// Frames of history kept to tell duplicates from late frames.
@@ -41,6 +42,8 @@ pub struct ReceiverConfig {
     pub feedback_every: u32,
     /// Depth at or above which the feedback says congested.
     pub congested_depth_pkts: f64,
+    /// What the Pathload model's PCT divides by.
+    pub pct_divisor: PctDivisor,
 }
 
 impl ReceiverConfig {
@@ -52,6 +55,7 @@ impl ReceiverConfig {
             model: ModelKind::Median5,
             feedback_every: DEFAULT_FEEDBACK_EVERY,
             congested_depth_pkts: DEFAULT_CONGESTED_DEPTH_PKTS,
+            pct_divisor: PctDivisor::default(),
         }
     }
 }
@@ -93,7 +97,7 @@ impl Receiver {
         Receiver {
             cfg,
             basic: Basic::new(cfg.service_ps),
-            pathload: Pathload::new(cfg.service_ps),
+            pathload: Pathload::with(cfg.service_ps, DEFAULT_TRAIN_PKTS, cfg.pct_divisor),
             median5: Median5::new(cfg.service_ps),
             prev: None,
             highest: None,

@@ -14,6 +14,8 @@ mod drops;
 mod nic;
 mod paths;
 mod ports;
+mod radon;
+mod radon_bounds;
 mod reads;
 mod rounds;
 mod series;
@@ -101,6 +103,10 @@ pub const COLLECTORS: &[&dyn Collector] = &[
     &drops::FlowDropRuns,
     &drops::DropTrace,
     &reads::Reads,
+    // Radon's: none of them has rows in a run without Radon streams.
+    &radon::RadonStreams,
+    &radon::RadonSeries,
+    &radon_bounds::PortBounds,
 ];
 
 pub(crate) fn secs(t: Time) -> f64 {

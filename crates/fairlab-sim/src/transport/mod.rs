@@ -64,7 +64,7 @@ mod udp;
 #[cfg(test)]
 pub use echo::EchoFlow;
 pub use tcp_conn::Conn;
-pub use radon::{RadonFlow, RadonStats, SeriesRow};
+pub use radon::{RadonFlow, RadonStats, Reserved, SeriesRow};
 pub use udp::{Arrivals, UdpFlow};
 
 use crate::packet::{FiveTuple, FlowHasher, NodeId, Packet, Protocol};

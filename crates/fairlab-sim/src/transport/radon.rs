@@ -65,6 +65,28 @@ pub struct RadonStats {
     pub wait_sum_ns: u128,
 }
 
+/// A stream's reservation as its path made it (the lowering's plan), for
+/// the tables and the network-calculus check.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Reserved {
+    /// The slowest port on its path, b/s.
+    pub capacity_bps: f64,
+    /// A data datagram's bytes on the wire.
+    pub wire_bytes: u64,
+    /// Its share of the wire's time.
+    pub utilization: f64,
+    pub period: Time,
+    /// Its shortest wait: it never sends two datagrams closer.
+    pub wait_min: Time,
+    /// It sends windows (a burst of up to its budget per period) rather
+    /// than one datagram per wait.
+    pub windows: bool,
+    /// Datagrams per feedback datagram.
+    pub feedback_every: u32,
+    /// It runs under admission control.
+    pub admitted_by_ledger: bool,
+}
+
 /// Both ends of the algorithm.
 #[derive(Clone, Debug)]
 struct Core {
@@ -93,6 +115,8 @@ pub struct RadonFlow {
     rng: Rng,
     /// Why admission refused it (the port), if it did: it never sends.
     pub refused: Option<String>,
+    /// Its reservation on its path, once installed.
+    pub reserved: Option<Reserved>,
     pub stats: RadonStats,
     pending: VecDeque<(u64, Feedback)>,
     next_feedback: u64,
@@ -129,6 +153,7 @@ impl RadonFlow {
             recv_clock,
             rng,
             refused: None,
+            reserved: None,
             stats: RadonStats::default(),
             pending: VecDeque::new(),
             next_feedback: 0,
@@ -139,8 +164,9 @@ impl RadonFlow {
     }
 
     /// Installs the algorithm's two ends (before the run).
-    pub fn install(&mut self, sender: Sender, receiver: Receiver) {
+    pub fn install(&mut self, sender: Sender, receiver: Receiver, reserved: Reserved) {
         self.core = Some(Box::new(Core { sender, receiver }));
+        self.reserved = Some(reserved);
     }
     pub fn sender(&self) -> Option<&Sender> {
         self.core.as_ref().map(|c| &c.sender)

@@ -11,6 +11,7 @@ mod network;
 mod nfs_read;
 mod ports;
 mod queues;
+mod radon;
 mod short;
 mod udp;
 
@@ -93,6 +94,8 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     }
     drop_trace(sc, &mut sim)?;
     sim.index_flows();
+    // Radon streams need their named paths (capacity, admission).
+    radon::install(sc, &mut sim)?;
     if with_stack {
         let stack = &queues.stack;
         sim.set_host_stack(stack.txq_select, stack.rebalance, tsq, seed, RNG_TXHASH);

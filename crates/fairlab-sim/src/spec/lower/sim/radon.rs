@@ -17,6 +17,7 @@
 use crate::net::PortId;
 use crate::packet::{Packet, UDP_IP_HEADER};
 use crate::sim::Simulation;
+use crate::transport::Reserved;
 use crate::spec::radon::{
     BudgetReading, PctDivisor, RadonModel, RadonResponse, RadonSettings, WaitMin, WaitReading,
     DEFAULT_PERIOD,
@@ -186,8 +187,18 @@ pub(super) fn install(sc: &Scenario, sim: &mut Simulation) -> Result<(), Scenari
         }
         let p = plan(u, &s, capacity as f64, framing);
         let (sender, receiver) = ends(&p, &s, start);
+        let reserved = Reserved {
+            capacity_bps: p.capacity_bps,
+            wire_bytes: p.wire_bytes,
+            utilization: p.utilization,
+            period: p.period,
+            wait_min: Time(p.wait_min_ps.min(p.wait_ps).max(1) as u64),
+            windows: s.adaptive && s.response != RadonResponse::PercentBudget,
+            feedback_every: s.feedback_every,
+            admitted_by_ledger: s.admission,
+        };
         let r = sim.endpoints[e].as_radon_mut().expect("a Radon stream");
-        r.install(sender, receiver);
+        r.install(sender, receiver, reserved);
         if sc.metrics.radon_series {
             r.series = Some(Vec::new());
         }
