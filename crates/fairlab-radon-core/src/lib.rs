@@ -74,7 +74,9 @@
 //!   ([`response::WaitReading::Halfway`], default); the seed's literal clamp
 //!   on the never-positive change (always wait_min) is
 //!   [`response::WaitReading::SeedLiteral`]. wait_min = the reservation's pace
-//!   L/(u·C); wait_max = one period in
+//!   L/(u·C) ([`response::WaitMinReading::ReservationPace`], default; the
+//!   seed's tables) or the line rate, pktS
+//!   ([`response::WaitMinReading::LineRate`]); wait_max = one period in
 //!   [`response::RateResponse::for_reservation`]; not congested: w_op =
 //!   wait_min; %budget = 0: w_op = wait_max.
 //! - Window: w_change = −|w − w_op|/2 read as halfway toward w_op; not
@@ -126,6 +128,6 @@ pub use model::{
 };
 pub use rad::{BudgetReading, Rad, Reservation};
 pub use receiver::{Observation, Receiver, ReceiverConfig};
-pub use response::{RateResponse, WaitReading, WindowResponse, WindowRule};
+pub use response::{RateResponse, WaitMinReading, WaitReading, WindowResponse, WindowRule};
 pub use rfd::rfd_ps;
 pub use sender::{Dispatch, Mode, Sender, SenderConfig};

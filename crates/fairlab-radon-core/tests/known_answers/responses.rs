@@ -1,5 +1,6 @@
 use fairlab_radon_core::{
-    BudgetReading, Rad, RateResponse, Reservation, WaitReading, WindowResponse, WindowRule,
+    BudgetReading, Rad, RateResponse, Reservation, WaitMinReading, WaitReading, WindowResponse,
+    WindowRule,
 };
 
 const MS: i64 = 1_000_000_000;
