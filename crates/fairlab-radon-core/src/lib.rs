@@ -28,6 +28,21 @@
 //! - [`calculus`]: network-calculus closed forms and feed-forward per-port
 //!   bounds.
 //!
+//! # Departures from the shared design's sketch
+//!
+//! - [`calculus::PortBound::UpstreamUnstable`] is a fifth verdict: a port
+//!   stable by its own Σr that a stream reaches through an unstable port has
+//!   no finite bound either.
+//! - [`Feedback`] lives in its own module, [`feedback`] (re-exported by
+//!   [`receiver`] and here).
+//! - Additions only: [`Trend::code`]/[`Trend::name`], [`Feedback::to_bytes`],
+//!   [`Receiver::feedback`] and [`Receiver::estimates`], [`Sender::rad`] and
+//!   [`Sender::next_poll_ps`], [`Rad::budget_left_packets`],
+//!   [`RateResponse::reservation_wait_ps`], [`RateResponse::for_reservation`],
+//!   [`RateResponse::wait_min_for`], [`calculus::RateLatency::for_port`],
+//!   [`admission::ETHERNET_UDP_IPV4_OVERHEAD_BYTES`], and the reading enums
+//!   [`model::BasicReading`] and [`response::WaitMinReading`].
+//!
 //! # Readings taken where the seed leaves a choice open
 //!
 //! RAD ([`rad`]):
@@ -95,8 +110,8 @@
 //! Admission ([`admission`]):
 //! - In the given order; a refused stream reserves nothing; refused at the
 //!   first port of its path that cannot hold it (a path lists each port
-//!   once); tolerance 1e-9 on the sum;
-//!   Ethernet UDP/IPv4 overhead 66 bytes (8192 → 8258).
+//!   once); tolerance 1e-9 on the sum; Ethernet UDP/IPv4 overhead 66 bytes
+//!   (8192 → 8258).
 //!
 //! Network calculus ([`calculus`]):
 //! - Σr = R is stable; Σr > R is unstable (relative tolerance 1e-9, the same
