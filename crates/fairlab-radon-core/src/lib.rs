@@ -28,6 +28,21 @@
 //! - [`calculus`]: network-calculus closed forms and feed-forward per-port
 //!   bounds.
 //!
+//! # Departures from the shared design's sketch
+//!
+//! - [`calculus::PortBound::UpstreamUnstable`] is a fifth verdict: a port
+//!   stable by its own Σr that a stream reaches through an unstable port has
+//!   no finite bound either.
+//! - [`Feedback`] lives in its own module, [`feedback`] (re-exported by
+//!   [`receiver`] and here).
+//! - Additions only: [`Trend::code`]/[`Trend::name`], [`Feedback::to_bytes`],
+//!   [`Receiver::feedback`] and [`Receiver::estimates`], [`Sender::rad`] and
+//!   [`Sender::next_poll_ps`], [`Rad::budget_left_packets`],
+//!   [`RateResponse::reservation_wait_ps`], [`RateResponse::for_reservation`],
+//!   [`RateResponse::wait_min_for`], [`calculus::RateLatency::for_port`],
+//!   [`admission::ETHERNET_UDP_IPV4_OVERHEAD_BYTES`], and the reading enums
+//!   [`model::BasicReading`] and [`response::WaitMinReading`].
+//!
 //! # Readings taken where the seed leaves a choice open
 //!
 //! RAD ([`rad`]):
@@ -74,7 +89,9 @@
 //!   ([`response::WaitReading::Halfway`], default); the seed's literal clamp
 //!   on the never-positive change (always wait_min) is
 //!   [`response::WaitReading::SeedLiteral`]. wait_min = the reservation's pace
-//!   L/(u·C); wait_max = one period in
+//!   L/(u·C) ([`response::WaitMinReading::ReservationPace`], default; the
+//!   seed's tables) or the line rate, pktS
+//!   ([`response::WaitMinReading::LineRate`]); wait_max = one period in
 //!   [`response::RateResponse::for_reservation`]; not congested: w_op =
 //!   wait_min; %budget = 0: w_op = wait_max.
 //! - Window: w_change = −|w − w_op|/2 read as halfway toward w_op; not
@@ -93,8 +110,8 @@
 //! Admission ([`admission`]):
 //! - In the given order; a refused stream reserves nothing; refused at the
 //!   first port of its path that cannot hold it (a path lists each port
-//!   once); tolerance 1e-9 on the sum;
-//!   Ethernet UDP/IPv4 overhead 66 bytes (8192 → 8258).
+//!   once); tolerance 1e-9 on the sum; Ethernet UDP/IPv4 overhead 66 bytes
+//!   (8192 → 8258).
 //!
 //! Network calculus ([`calculus`]):
 //! - Σr = R is stable; Σr > R is unstable (relative tolerance 1e-9, the same
@@ -126,6 +143,6 @@ pub use model::{
 };
 pub use rad::{BudgetReading, Rad, Reservation};
 pub use receiver::{Observation, Receiver, ReceiverConfig};
-pub use response::{RateResponse, WaitReading, WindowResponse, WindowRule};
+pub use response::{RateResponse, WaitMinReading, WaitReading, WindowResponse, WindowRule};
 pub use rfd::rfd_ps;
 pub use sender::{Dispatch, Mode, Sender, SenderConfig};

@@ -5,5 +5,5 @@
 pub mod rate;
 pub mod window;
 
-pub use rate::{RateResponse, WaitReading};
+pub use rate::{RateResponse, WaitMinReading, WaitReading};
 pub use window::{WindowResponse, WindowRule};

@@ -12,7 +12,11 @@
 //!   rule as written.
 //! - wait_min: undefined in the seed; the tables imply the reservation's own
 //!   pace L/(u·C) (131 µs for 500 Mb/s with 8 KiB, Table 5.5), which
-//!   [`RateResponse::reservation_wait_ps`] computes.
+//!   [`RateResponse::reservation_wait_ps`] computes
+//!   ([`WaitMinReading::ReservationPace`], default). The alternative,
+//!   [`WaitMinReading::LineRate`], lets a stream speed up to the line rate
+//!   (wait_min = pktS, one wire frame's transmission time) when nothing is
+//!   congested.
 //! - %budget: e′/(d − t), the budget still left ([`BudgetReading::Remaining`],
 //!   default), or e/(d − t) ([`BudgetReading::Full`]).
 //! - wait_max: not given by the seed; [`RateResponse::for_reservation`] takes
@@ -32,6 +36,16 @@ pub enum WaitReading {
     /// wait_new = clamp(w_change) with w_change = −|w − w_op|/2 ≤ 0, i.e.
     /// always wait_min: the seed's formula as written.
     SeedLiteral,
+}
+
+/// What wait_min is (see the module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WaitMinReading {
+    /// L/(u·C): the reservation's own pace (default; the seed's tables).
+    #[default]
+    ReservationPace,
+    /// pktS = wire bytes / C: the line rate.
+    LineRate,
 }
 
 /// The rate response's parameters.
@@ -60,6 +74,29 @@ impl RateResponse {
     /// wait_max = one period (at least wait_min).
     pub fn for_reservation(packet_bytes: f64, res: &Reservation, capacity_bps: f64) -> Self {
         let wait_min_ps = Self::reservation_wait_ps(packet_bytes, res, capacity_bps);
+        Self::with_wait_min(wait_min_ps, res)
+    }
+
+    /// wait_min by `reading` for datagrams of `payload_bytes` that occupy
+    /// `wire_bytes` on a link of `capacity_bps`.
+    pub fn wait_min_for(
+        reading: WaitMinReading,
+        payload_bytes: f64,
+        wire_bytes: f64,
+        res: &Reservation,
+        capacity_bps: f64,
+    ) -> i64 {
+        match reading {
+            WaitMinReading::ReservationPace => {
+                Self::reservation_wait_ps(payload_bytes, res, capacity_bps)
+            }
+            WaitMinReading::LineRate => (wire_bytes * 8.0 * 1e12 / capacity_bps).round() as i64,
+        }
+    }
+
+    /// Default move and %budget readings, the given wait_min, and wait_max =
+    /// one period (at least wait_min).
+    pub fn with_wait_min(wait_min_ps: i64, res: &Reservation) -> Self {
         RateResponse {
             wait_min_ps,
             wait_max_ps: res.period_ps.max(wait_min_ps),

@@ -3,6 +3,7 @@
 
 mod admission;
 mod calculus;
+mod closed_loop;
 mod feedback;
 mod models;
 mod rad;

@@ -1,5 +1,6 @@
 use fairlab_radon_core::{
-    BudgetReading, Rad, RateResponse, Reservation, WaitReading, WindowResponse, WindowRule,
+    BudgetReading, Rad, RateResponse, Reservation, WaitMinReading, WaitReading, WindowResponse,
+    WindowRule,
 };
 
 const MS: i64 = 1_000_000_000;
@@ -28,6 +29,12 @@ fn wait_min_is_the_reservations_pace() {
         (r.wait, r.budget),
         (WaitReading::Halfway, BudgetReading::Remaining)
     );
+    // The line-rate reading: one 8258-byte wire frame at 1 Gb/s, 66.064 µs.
+    let pace =
+        RateResponse::wait_min_for(WaitMinReading::ReservationPace, 8192.0, 8258.0, &res, 1e9);
+    let line = RateResponse::wait_min_for(WaitMinReading::LineRate, 8192.0, 8258.0, &res, 1e9);
+    assert_eq!((pace, line), (WAIT_MIN_PS, 66_064_000));
+    assert_eq!(RateResponse::with_wait_min(line, &res).wait_max_ps, 10 * MS);
 }
 
 #[test]
