@@ -102,7 +102,8 @@ impl StreamColumns {
         self.dst.push(name(r.dst));
         self.admitted.push(r.refused.is_none() as i64);
         self.refused_at.push(r.refused.clone().unwrap_or_default());
-        self.send_rate.push(rate_mbps(s.sent, payload, s.first_send, s.last_send));
+        self.send_rate
+            .push(rate_mbps(s.sent, payload, s.first_send, s.last_send));
         self.sent.push(s.sent as i64);
         self.recv.push(s.received as i64);
         let lost = s.sent.saturating_sub(s.received);
@@ -123,10 +124,16 @@ impl StreamColumns {
         let last_wait = r.sender().map_or(f64::NAN, |x| x.wait_ps() as f64 / 1e6);
         self.final_wait.push(last_wait);
         self.start.push(s.first_send.map_or(f64::NAN, secs));
-        self.stop.push(if s.sent > 0 { secs(s.last_send) } else { f64::NAN });
+        self.stop.push(if s.sent > 0 {
+            secs(s.last_send)
+        } else {
+            f64::NAN
+        });
         let res = r.reserved;
-        self.utilization.push(res.map_or(f64::NAN, |x| x.utilization));
-        self.period.push(res.map_or(f64::NAN, |x| x.period.as_secs_f64() * 1e6));
+        self.utilization
+            .push(res.map_or(f64::NAN, |x| x.utilization));
+        self.period
+            .push(res.map_or(f64::NAN, |x| x.period.as_secs_f64() * 1e6));
         self.local_drops.push(s.local_drops as i64);
         self.fb_sent.push(s.feedback_sent as i64);
         self.fb_recv.push(s.feedback_received as i64);
@@ -230,7 +237,13 @@ struct SeriesColumns {
 impl SeriesColumns {
     /// Stream `i`'s rows, each model's estimate carried forward from the
     /// datagram that completed it (NaN before its first).
-    fn push_stream(&mut self, i: usize, rows: &[crate::transport::SeriesRow], base: Time, service: Time) {
+    fn push_stream(
+        &mut self,
+        i: usize,
+        rows: &[crate::transport::SeriesRow],
+        base: Time,
+        service: Time,
+    ) {
         let (mut basic, mut pathload, mut median5) = (None, None, None);
         for row in rows {
             basic = row.basic.or(basic);
@@ -240,7 +253,8 @@ impl SeriesColumns {
             self.frame.push(row.frame as i64);
             self.sent.push(secs(row.sent));
             self.recv.push(secs(row.recv));
-            self.rfd.push(row.rfd_ps.map_or(f64::NAN, |v| v as f64 / 1e6));
+            self.rfd
+                .push(row.rfd_ps.map_or(f64::NAN, |v| v as f64 / 1e6));
             self.owd.push(row.true_owd.as_secs_f64() * 1e6);
             let queued = row.true_owd.saturating_sub(base);
             self.queue.push(if service > Time::ZERO {

@@ -97,7 +97,10 @@ fn curves(sim: &Simulation) -> Curves {
             let rate = wire * 8.0 * PS_PER_SEC as f64 / res.wait_min.0 as f64;
             TokenBucket::paced(wire, rate)
         };
-        let fwd: Vec<usize> = path(sim, a, b, h0).into_iter().map(|p| p as usize).collect();
+        let fwd: Vec<usize> = path(sim, a, b, h0)
+            .into_iter()
+            .map(|p| p as usize)
+            .collect();
         let back: Vec<usize> = h1
             .map(|h| path(sim, b, a, h).into_iter().map(|p| p as usize).collect())
             .unwrap_or_default();
@@ -156,7 +159,8 @@ fn bounds(sim: &Simulation, c: &mut Curves) -> Vec<PortBound> {
         .enumerate()
         .map(|(p, port)| RateLatency::for_port(port.rate.get() as f64, c.largest[p]))
         .collect();
-    let fb_wire = (UDP_IP_HEADER as usize + Feedback::WIRE_BYTES) as f64 + sim.framing().get() as f64;
+    let fb_wire =
+        (UDP_IP_HEADER as usize + Feedback::WIRE_BYTES) as f64 + sim.framing().get() as f64;
     let mut b = port_bounds(&c.streams, &servers);
     // Feedback shares ports with data only on two-way paths; a few rounds
     // reach the fixed point there (bursts only grow).
@@ -239,14 +243,35 @@ impl Collector for PortBounds {
             format!("{}:{}", n(port.node), n(port.peer))
         };
         let mut t = Table::new();
-        t.push("port", Column::Str(rows.iter().map(|r| name(r.port)).collect()))
-            .push("streams", Column::I64(rows.iter().map(|r| r.streams as i64).collect()))
-            .push("sum_u", Column::F64(rows.iter().map(|r| r.sum_u).collect()))
-            .push("backlog_bound_bytes", Column::F64(rows.iter().map(|r| r.backlog_bound).collect()))
-            .push("max_backlog_bytes", Column::F64(rows.iter().map(|r| r.max_backlog).collect()))
-            .push("delay_bound_us", Column::F64(rows.iter().map(|r| r.delay_bound_us).collect()))
-            .push("max_delay_us", Column::F64(rows.iter().map(|r| r.max_delay_us).collect()))
-            .push("status", Column::Str(rows.iter().map(|r| r.status.to_string()).collect()));
+        t.push(
+            "port",
+            Column::Str(rows.iter().map(|r| name(r.port)).collect()),
+        )
+        .push(
+            "streams",
+            Column::I64(rows.iter().map(|r| r.streams as i64).collect()),
+        )
+        .push("sum_u", Column::F64(rows.iter().map(|r| r.sum_u).collect()))
+        .push(
+            "backlog_bound_bytes",
+            Column::F64(rows.iter().map(|r| r.backlog_bound).collect()),
+        )
+        .push(
+            "max_backlog_bytes",
+            Column::F64(rows.iter().map(|r| r.max_backlog).collect()),
+        )
+        .push(
+            "delay_bound_us",
+            Column::F64(rows.iter().map(|r| r.delay_bound_us).collect()),
+        )
+        .push(
+            "max_delay_us",
+            Column::F64(rows.iter().map(|r| r.max_delay_us).collect()),
+        )
+        .push(
+            "status",
+            Column::Str(rows.iter().map(|r| r.status.to_string()).collect()),
+        );
         Some(t)
     }
 

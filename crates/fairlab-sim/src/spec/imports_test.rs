@@ -39,7 +39,10 @@ const FILES: &[(&str, &str)] = &[
     ("spec::lower::ns2", include_str!("lower/ns2.rs")),
     ("spec::lower::sim", include_str!("lower/sim.rs")),
     ("spec::lower::sim::bulk", include_str!("lower/sim/bulk.rs")),
-    ("spec::lower::sim::radon", include_str!("lower/sim/radon.rs")),
+    (
+        "spec::lower::sim::radon",
+        include_str!("lower/sim/radon.rs"),
+    ),
     (
         "spec::lower::sim::common",
         include_str!("lower/sim/common.rs"),

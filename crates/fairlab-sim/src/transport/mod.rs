@@ -63,8 +63,8 @@ mod udp;
 
 #[cfg(test)]
 pub use echo::EchoFlow;
-pub use tcp_conn::Conn;
 pub use radon::{RadonFlow, RadonStats, Reserved, SeriesRow};
+pub use tcp_conn::Conn;
 pub use udp::{Arrivals, UdpFlow};
 
 use crate::packet::{FiveTuple, FlowHasher, NodeId, Packet, Protocol};

@@ -334,7 +334,13 @@ impl RadonFlow {
 
     /// What its paths depend on: hosts, both hashes, a data datagram's size.
     pub fn path_probe(&self) -> (NodeId, NodeId, u32, Option<u32>, Bytes) {
-        (self.src, self.dst, self.hash[0], Some(self.hash[1]), self.size)
+        (
+            self.src,
+            self.dst,
+            self.hash[0],
+            Some(self.hash[1]),
+            self.size,
+        )
     }
 }
 

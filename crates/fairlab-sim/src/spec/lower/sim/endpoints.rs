@@ -8,12 +8,12 @@
 use super::common::{tcp_config, Cx, Flow, Lowered, RNG_RADON, RNG_RADON_CLOCK, RNG_TCP, RNG_UDP};
 use super::{bulk, incast, nfs_read, short, udp};
 use crate::engine::Rng;
-use crate::sim::Conn;
-use crate::spec::{ScenarioError, Transport, WorkloadSpec};
-use crate::transport::tcp::{TcpConfig, TcpSocket};
 use crate::net::NodeId;
+use crate::sim::Conn;
 use crate::spec::radon::StampPoint;
+use crate::spec::{ScenarioError, Transport, WorkloadSpec};
 use crate::transport::radon_stamp::{CapturePoint, StampNoise};
+use crate::transport::tcp::{TcpConfig, TcpSocket};
 use crate::transport::{Arrivals, ConnApp, Endpoint, RadonFlow, UdpFlow};
 use crate::units::{BitsPerSec, Bytes, Time};
 use crate::workload::Workload;
@@ -213,10 +213,13 @@ fn endpoint(seed: u64, c: &Carrier, f: &Flow, app: ConnApp, e: u32) -> Endpoint 
             // One clock per host and capture point: its noise from the
             // host's and the stream's stream, its rate error the host's.
             let clock = |host: NodeId, side: u64| {
-                let skew = (2.0 * Rng::stream(seed, &[RNG_RADON_CLOCK, u64::from(host)]).next_f64()
-                    - 1.0)
-                    * skew_ppm;
-                let rng = Rng::stream(seed, &[RNG_RADON_CLOCK, u64::from(host), u64::from(e), side]);
+                let skew =
+                    (2.0 * Rng::stream(seed, &[RNG_RADON_CLOCK, u64::from(host)]).next_f64() - 1.0)
+                        * skew_ppm;
+                let rng = Rng::stream(
+                    seed,
+                    &[RNG_RADON_CLOCK, u64::from(host), u64::from(e), side],
+                );
                 StampNoise::new(stamp, rng).with_skew_ppm(skew)
             };
             Endpoint::Radon(RadonFlow::new(

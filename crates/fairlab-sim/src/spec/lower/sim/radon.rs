@@ -17,13 +17,13 @@
 use crate::net::PortId;
 use crate::packet::{Packet, UDP_IP_HEADER};
 use crate::sim::Simulation;
-use crate::transport::Reserved;
 use crate::spec::radon::{
     BudgetReading, PctDivisor, RadonModel, RadonResponse, RadonSettings, WaitMin, WaitReading,
     DEFAULT_PERIOD,
 };
 use crate::spec::workloads::{UdpSpec, WorkloadSpec};
 use crate::spec::{Scenario, ScenarioError};
+use crate::transport::Reserved;
 use crate::units::{Time, PS_PER_SEC};
 use fairlab_radon_core as core;
 
@@ -62,11 +62,7 @@ pub fn plan(u: &UdpSpec, s: &RadonSettings, capacity_bps: f64, framing: u64) -> 
         WaitMin::Reservation => wait_ps,
         WaitMin::LineRate => service_ps.max(1),
     };
-    let wait_max_ps = s
-        .wait_max
-        .unwrap_or(period)
-        .0
-        .min(i64::MAX as u64) as i64;
+    let wait_max_ps = s.wait_max.unwrap_or(period).0.min(i64::MAX as u64) as i64;
     Plan {
         capacity_bps,
         wire_bytes,
