@@ -23,7 +23,7 @@ use super::{Collector, Column, Summary, Table, Value};
 use crate::net::PortId;
 use crate::packet::{Packet, UDP_IP_HEADER};
 use crate::sim::Simulation;
-use crate::units::PS_PER_SEC;
+use crate::units::{Time, PS_PER_SEC};
 use fairlab_radon_core::{port_bounds, Feedback, PortBound, RateLatency, TokenBucket};
 use std::collections::BTreeSet;
 
@@ -281,5 +281,84 @@ impl Collector for PortBounds {
         }
         let violations = rows(sim).iter().filter(|r| r.status == "violated").count();
         out.push(("bound_violations".into(), Value::Int(violations as i64)));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::Scenario;
+
+    fn ran() -> Simulation {
+        let sc = Scenario::from_toml_str(
+            r#"
+duration = "20ms"
+[topology]
+kind = "star"
+hosts = 3
+rate = "1Gbps"
+delay = "1us"
+[[workload]]
+kind = "udp"
+transport = "radon"
+src = "h1"
+dst = "h0"
+rate = "400Mbps"
+packet_size = "1500B"
+[[workload]]
+kind = "udp"
+transport = "radon"
+src = "h2"
+dst = "h0"
+rate = "400Mbps"
+packet_size = "1500B"
+"#,
+        )
+        .unwrap();
+        let mut sim = crate::spec::build(&sc, None).unwrap();
+        sim.run_with_progress(&mut |_| {});
+        sim
+    }
+
+    #[test]
+    fn a_backlog_above_its_bound_is_a_violation_not_a_number() {
+        let mut sim = ran();
+        let ok = rows(&sim);
+        let at = ok
+            .iter()
+            .position(|r| sim_name(&sim, r.port) == "sw:h0")
+            .unwrap();
+        assert_eq!(ok[at].status, "ok");
+        // Two paced streams of one 1500-byte packet each, grown by their
+        // rate over the sender's NIC's delay bound (12 µs latency + 12 µs
+        // for its burst): 2 × (1500 + 407.6 Mb/s × 24 µs) + 815.2 Mb/s ×
+        // 12 µs of the switch port's latency.
+        let expect = 2.0 * (1500.0 + 407.608_7e6 * 24e-6 / 8.0) + 815.217_4e6 * 12e-6 / 8.0;
+        assert!(
+            (ok[at].backlog_bound - expect).abs() < 1.0,
+            "{}",
+            ok[at].backlog_bound
+        );
+        assert!(ok[at].max_backlog >= 1500.0);
+        let port = ok[at].port;
+        let over = ok[at].backlog_bound as u64 + 1;
+        sim.watch
+            .as_deref_mut()
+            .unwrap()
+            .enqueued(port, 0, Time::ZERO, over, false);
+        let bad = rows(&sim);
+        assert_eq!(bad[at].status, "violated");
+        let mut summary = Summary::new();
+        PortBounds.summary(&sim, &mut summary);
+        assert_eq!(
+            summary,
+            vec![("bound_violations".to_string(), Value::Int(1))]
+        );
+    }
+
+    fn sim_name(sim: &Simulation, p: usize) -> String {
+        let port = &sim.net.ports[p];
+        let n = |x: u32| sim.net.nodes[x as usize].name.clone();
+        format!("{}:{}", n(port.node), n(port.peer))
     }
 }
