@@ -346,8 +346,48 @@ class Result:
                 f"timeouts {int(f['timeouts'].sum())}; longest silence "
                 f"{f['longest_silence_s'].max() * 1e3:.3f} ms"
             )
+        lines.extend(self._radon_lines())
         lines.append(f"digest {s['digest']}")
         return "\n".join(lines)
+
+    def _radon_lines(self) -> list[str]:
+        """Radon streams in the seed's columns, and the network-calculus
+        check of every port they cross (docs/radon.md)."""
+        if "streams" not in self.tables:
+            return []
+        st = self.tables["streams"]
+        lines = [
+            "Radon streams (src -> dst: send Mb/s, received, lost %, receive Mb/s, "
+            "receive wire Mb/s, mean wait us):"
+        ]
+        for _, r in st.iterrows():
+            if not r["admitted"]:
+                lines.append(f"  {r['src']} -> {r['dst']}: refused at {r['refused_at']}")
+                continue
+            lines.append(
+                f"  {r['src']} -> {r['dst']}: {r['send_rate_mbps']:.3f}, {r['num_recv']:,} of "
+                f"{r['num_sent']:,}, {r['pct_lost']:.2f} %, {r['recv_rate_mbps']:.3f}, "
+                f"{r['recv_wire_rate_mbps']:.3f}, {r['mean_wait_us']:.1f}"
+            )
+        b = self.tables.get("port_bounds")
+        if b is not None and len(b):
+            counts = b["status"].value_counts().to_dict()
+            lines.append(
+                f"network-calculus bounds: {len(b)} ports, "
+                + ", ".join(f"{n} {k}" for k, n in sorted(counts.items()))
+            )
+            for _, r in b[b["status"] == "violated"].iterrows():
+                lines.append(
+                    f"  VIOLATED {r['port']}: backlog {r['max_backlog_bytes']:.0f} B "
+                    f"(bound {r['backlog_bound_bytes']:.0f} B), delay {r['max_delay_us']:.3f} us "
+                    f"(bound {r['delay_bound_us']:.3f} us)"
+                )
+        return lines
+
+    def bound_violations(self) -> int:
+        """Ports whose simulated backlog or delay exceeded its network-calculus
+        bound (0 without Radon streams)."""
+        return int(self.summary.get("bound_violations", 0) or 0)
 
 
 def _cwnd_segments(flows: pd.DataFrame) -> pd.Series:

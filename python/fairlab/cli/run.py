@@ -27,6 +27,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out:
         out = res.to_parquet(args.out)
         print(f"tables written to {out}/ (" + ", ".join(f"{t}.parquet" for t in res.tables) + ")")
+    violations = res.bound_violations() if hasattr(res, "bound_violations") else 0
+    if violations:
+        # A bound the run exceeded is a failed check, not a number to read past.
+        print(
+            f"fairlab: error: {violations} port(s) exceeded their network-calculus bounds "
+            "(port_bounds table, status \"violated\")",
+            file=sys.stderr,
+        )
+        return 3
     return 0
 
 
