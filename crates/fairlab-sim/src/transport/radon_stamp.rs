@@ -64,7 +64,7 @@ impl CapturePoint {
 }
 
 /// The noise parameters of every capture point. [`StampParams::CALIBRATED`]
-/// is the fit of docs/radon-stamps.md; a sensitivity series scales it.
+/// is the fit of docs/radon-stamps.md; a sensitivity series changes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StampParams {
     /// The NIC clock's tick.
@@ -300,7 +300,10 @@ impl StampNoise {
         self.clock(read_ps)
     }
 
-    /// The NIC clock's last tick at or before `t_ps`.
+    /// The NIC clock's last tick at or before `t_ps`. Reading: the NIC
+    /// stamps the instant it is given; a real one latches at the start of
+    /// the frame, earlier by its serialization time, which is the same for
+    /// every frame of a stream of equal datagrams and so leaves RFD alone.
     fn nic_tick(&self, t_ps: u64) -> u64 {
         let tick = self.params.nic_tick_ps;
         let shifted = t_ps + self.nic_phase_ps;
