@@ -12,8 +12,9 @@
 //!   the MAC's datapath rate; the only error is that tick (8 ns on 1 GbE).
 //! * [`CapturePoint::Socket`]: the kernel stamps in software (receive:
 //!   `SO_TIMESTAMPNS`, taken in the softirq; send: the driver's software
-//!   transmit stamp). Each stamp comes late by a short core delay and, now
-//!   and then, by an interruption (another interrupt, a softirq deferred).
+//!   transmit stamp). Every stamp comes late by a short core delay; during
+//!   an interference episode (another task holding the host's CPU for a
+//!   few milliseconds) each stamp is also held up by a longer one.
 //! * [`CapturePoint::Application`]: the program reads the clock itself. On
 //!   send, just before `sendto` (so it carries the same kernel-path noise
 //!   as a socket stamp); on receive, after `recvmsg` returns, behind a reader
@@ -63,17 +64,20 @@ impl CapturePoint {
 }
 
 /// The noise parameters of every capture point. [`StampParams::CALIBRATED`]
-/// is the fit of docs/radon-stamps.md; a sensitivity series scales it.
+/// is the fit of docs/radon-stamps.md; a sensitivity series changes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StampParams {
     /// The NIC clock's tick.
     pub nic_tick_ps: u64,
     /// Mean of the exponential core delay of every kernel stamp.
     pub kernel_core_mean_ps: f64,
-    /// Probability that a kernel stamp is also interrupted.
-    pub kernel_hit_probability: f64,
-    /// Mean of the exponential extra delay of an interrupted kernel stamp.
-    pub kernel_hit_mean_ps: f64,
+    /// Mean length of an interference episode (exponential).
+    pub episode_mean_ps: f64,
+    /// Mean time from the end of one episode to the start of the next.
+    pub episode_gap_mean_ps: f64,
+    /// Mean of the exponential extra delay of a kernel stamp taken during
+    /// an episode.
+    pub episode_delay_mean_ps: f64,
     /// Least time from a datagram ready in the socket to the blocked
     /// reader running (the wake-up path); cancels out of every RFD.
     pub reader_wake_base_ps: u64,
@@ -81,10 +85,10 @@ pub struct StampParams {
     pub reader_wake_spread_mean_ps: f64,
     /// One `recvmsg` plus the clock read after it.
     pub read_cost_ps: u64,
-    /// Rate of the reader's stalls (descheduled), per second of time.
-    pub stall_rate_per_s: f64,
-    /// Mean length of a stall (exponential).
+    /// Mean length of a stall of the reader (descheduled), exponential.
     pub stall_mean_ps: f64,
+    /// Mean time between stalls (40 per second).
+    pub stall_gap_mean_ps: f64,
 }
 
 impl StampParams {
@@ -94,24 +98,28 @@ impl StampParams {
     /// * The NIC tick: a 1 GbE MAC moves 8 bits per cycle of its 125 MHz
     ///   datapath clock (GMII), so a stamp latched at the start of frame
     ///   resolves to one cycle.
-    /// * The kernel stamp's shape (core mean 0.35 µs, 4 % interrupted) is a
-    ///   least-squares fit to the RFD quantiles measured on this machine;
-    ///   the interruption mean (3.424 µs) is then solved so that RFD p1/p99
-    ///   are ±7.15 µs, the mean magnitude of the issue's −7.4 / +6.9 µs.
+    /// * The kernel stamp's shape (core mean 0.30 µs; 10 % of the time in
+    ///   episodes that persist from one 100 µs-spaced stamp to the next with
+    ///   probability 0.98, hence 4.944 ms long and 44.498 ms apart) is a
+    ///   least-squares fit to the RFD quantiles and the delay's
+    ///   autocorrelation measured on this machine; the episode delay mean
+    ///   (3.041 µs) is then solved so that RFD p1/p99 are ±7.15 µs, the
+    ///   mean magnitude of the issue's −7.4 / +6.9 µs.
     /// * The reader's base (10 µs), stall rate (40 /s) and stall mean
     ///   (500 µs) are read off this machine's measurement; the read cost
-    ///   (5.93 µs) and the wake-up spread (3.85 µs) are solved so that the
+    ///   (5.978 µs) and the wake-up spread (3.86 µs) are solved so that the
     ///   user-space RFD p1/p99 are the issue's −94 / +17.5 µs.
     pub const CALIBRATED: StampParams = StampParams {
         nic_tick_ps: 8_000,
-        kernel_core_mean_ps: 350_000.0,
-        kernel_hit_probability: 0.04,
-        kernel_hit_mean_ps: 3_424_000.0,
+        kernel_core_mean_ps: 300_000.0,
+        episode_mean_ps: 4_944_000_000.0,
+        episode_gap_mean_ps: 44_498_000_000.0,
+        episode_delay_mean_ps: 3_041_000.0,
         reader_wake_base_ps: 10_000_000,
-        reader_wake_spread_mean_ps: 3_850_000.0,
-        read_cost_ps: 5_930_000,
-        stall_rate_per_s: 40.0,
+        reader_wake_spread_mean_ps: 3_860_000.0,
+        read_cost_ps: 5_978_000,
         stall_mean_ps: 500_000_000.0,
+        stall_gap_mean_ps: PS_PER_SEC as f64 / 40.0,
     };
 }
 
@@ -126,14 +134,62 @@ impl Default for StampParams {
 /// of the same kind, so a host's clock rate is drawn uniform in ±100 ppm.
 pub const SKEW_RANGE_PPM: f64 = 100.0;
 
-/// The receiving program, when stamps are taken in user space.
+/// Periods that come and go in time, independently of the packets: the
+/// host's interference episodes, the reader's stalls. Lengths and gaps are
+/// exponential, so the state at any instant is that of a two-state Markov
+/// process, started in its stationary state.
 #[derive(Clone, Debug)]
-struct Reader {
-    /// When the last read returned (its stamp's true instant).
-    free_ps: u64,
-    /// The next (or current) stall of the reader: [start, end).
-    stall_start_ps: u64,
-    stall_end_ps: u64,
+struct OnOff {
+    mean_on_ps: f64,
+    mean_off_ps: f64,
+    /// The current or next period: [start, end).
+    start_ps: u64,
+    end_ps: u64,
+}
+
+impl OnOff {
+    /// A mean length under 1 ps means the periods never happen.
+    fn new(mean_on_ps: f64, mean_off_ps: f64, rng: &mut Rng) -> OnOff {
+        let mut p = OnOff {
+            mean_on_ps,
+            mean_off_ps,
+            start_ps: u64::MAX,
+            end_ps: u64::MAX,
+        };
+        if mean_on_ps >= 1.0 {
+            let on_fraction = mean_on_ps / (mean_on_ps + mean_off_ps);
+            p.start_ps = if rng.next_f64() < on_fraction {
+                0
+            } else {
+                exponential_ps(rng, mean_off_ps)
+            };
+            p.end_ps = p.start_ps.saturating_add(exponential_ps(rng, mean_on_ps));
+        }
+        p
+    }
+
+    /// The end of the period under way at `t_ps`, if one is. Instants asked
+    /// about must not go backwards (a host's events come in time order).
+    fn covering(&mut self, t_ps: u64, rng: &mut Rng) -> Option<u64> {
+        while self.end_ps <= t_ps {
+            self.start_ps = self
+                .end_ps
+                .saturating_add(exponential_ps(rng, self.mean_off_ps));
+            self.end_ps = self
+                .start_ps
+                .saturating_add(exponential_ps(rng, self.mean_on_ps));
+        }
+        (self.start_ps <= t_ps).then_some(self.end_ps)
+    }
+}
+
+/// An exponential draw of mean `mean` (inversion; 1 − u is in (0, 1]).
+fn exponential(rng: &mut Rng, mean: f64) -> f64 {
+    -mean * (1.0 - rng.next_f64()).ln()
+}
+
+fn exponential_ps(rng: &mut Rng, mean_ps: f64) -> u64 {
+    exponential(rng, mean_ps).round() as u64
 }
 
 /// One host's clock at one capture point.
@@ -147,11 +203,16 @@ pub struct StampNoise {
     /// Where the NIC clock's ticks fall, in [0, tick): clocks of two hosts
     /// are not in phase.
     nic_phase_ps: u64,
+    /// The host's interference episodes: its kernel stamps, send and
+    /// receive alike, share the one CPU they run on.
+    episodes: OnOff,
     /// Last kernel receive instant (true time the stamp was taken).
     last_kernel_recv_ps: u64,
     /// Last send stamp's true instant.
     last_send_ps: u64,
-    reader: Reader,
+    /// The receiving program: when its last read returned, and its stalls.
+    reader_free_ps: u64,
+    stalls: OnOff,
 }
 
 impl StampNoise {
@@ -163,22 +224,20 @@ impl StampNoise {
     /// The same with other noise parameters (a sensitivity series).
     pub fn with_params(point: CapturePoint, params: StampParams, mut rng: Rng) -> StampNoise {
         let nic_phase_ps = (rng.next_f64() * params.nic_tick_ps as f64) as u64;
-        let mut noise = StampNoise {
+        let episodes = OnOff::new(params.episode_mean_ps, params.episode_gap_mean_ps, &mut rng);
+        let stalls = OnOff::new(params.stall_mean_ps, params.stall_gap_mean_ps, &mut rng);
+        StampNoise {
             point,
             params,
             rng,
             skew_ppm: 0.0,
             nic_phase_ps,
+            episodes,
             last_kernel_recv_ps: 0,
             last_send_ps: 0,
-            reader: Reader {
-                free_ps: 0,
-                stall_start_ps: 0,
-                stall_end_ps: 0,
-            },
-        };
-        noise.schedule_stall(0);
-        noise
+            reader_free_ps: 0,
+            stalls,
+        }
     }
 
     /// This host's clock runs fast by `skew_ppm` parts per million (slow if
@@ -232,7 +291,7 @@ impl StampNoise {
         let read_ps = match self.point {
             CapturePoint::Nic => self.nic_tick(t.ps()),
             CapturePoint::Socket | CapturePoint::Application => {
-                let early_ps = t.ps().saturating_sub(self.kernel_delay_ps());
+                let early_ps = t.ps().saturating_sub(self.kernel_delay_ps(t.ps()));
                 let read_ps = early_ps.max(self.last_send_ps);
                 self.last_send_ps = read_ps;
                 read_ps
@@ -241,7 +300,10 @@ impl StampNoise {
         self.clock(read_ps)
     }
 
-    /// The NIC clock's last tick at or before `t_ps`.
+    /// The NIC clock's last tick at or before `t_ps`. Reading: the NIC
+    /// stamps the instant it is given; a real one latches at the start of
+    /// the frame, earlier by its serialization time, which is the same for
+    /// every frame of a stream of equal datagrams and so leaves RFD alone.
     fn nic_tick(&self, t_ps: u64) -> u64 {
         let tick = self.params.nic_tick_ps;
         let shifted = t_ps + self.nic_phase_ps;
@@ -252,19 +314,20 @@ impl StampNoise {
     /// delay, and not before the previous one (the softirq drains the
     /// receive queue in order).
     fn kernel_recv(&mut self, t_ps: u64) -> u64 {
-        let at_ps = (t_ps + self.kernel_delay_ps()).max(self.last_kernel_recv_ps);
+        let at_ps = (t_ps + self.kernel_delay_ps(t_ps)).max(self.last_kernel_recv_ps);
         self.last_kernel_recv_ps = at_ps;
         at_ps
     }
 
-    /// One kernel stamp's delay: the core, plus an interruption now and then.
-    fn kernel_delay_ps(&mut self) -> u64 {
+    /// The delay of a kernel stamp due at `t_ps`: the core, plus the
+    /// episode's if one is under way.
+    fn kernel_delay_ps(&mut self, t_ps: u64) -> u64 {
         let p = self.params;
-        let mut delay_ps = self.exponential(p.kernel_core_mean_ps);
-        if self.rng.next_f64() < p.kernel_hit_probability {
-            delay_ps += self.exponential(p.kernel_hit_mean_ps);
+        let mut delay = exponential(&mut self.rng, p.kernel_core_mean_ps);
+        if self.episodes.covering(t_ps, &mut self.rng).is_some() {
+            delay += exponential(&mut self.rng, p.episode_delay_mean_ps);
         }
-        delay_ps.round() as u64
+        delay.round() as u64
     }
 
     /// When the program's clock read after `recvmsg` happens, for a datagram
@@ -273,45 +336,22 @@ impl StampNoise {
     /// way when the read would begin postpones it to the stall's end; the
     /// read itself costs `read_cost_ps`.
     fn user_read(&mut self, ready_ps: u64) -> u64 {
-        let mut begin_ps = if ready_ps >= self.reader.free_ps {
-            let spread = self.exponential(self.params.reader_wake_spread_mean_ps);
-            ready_ps + self.params.reader_wake_base_ps + spread.round() as u64
-        } else {
-            self.reader.free_ps
-        };
-        // Stalls form a Poisson process in time; those wholly before the
-        // read do not matter, one that covers its start delays it.
-        while self.reader.stall_start_ps <= begin_ps {
-            if self.reader.stall_end_ps > begin_ps {
-                begin_ps = self.reader.stall_end_ps;
-            }
-            let after_ps = self.reader.stall_end_ps;
-            self.schedule_stall(after_ps);
-        }
-        let read_ps = begin_ps + self.params.read_cost_ps;
-        self.reader.free_ps = read_ps;
-        read_ps
-    }
-
-    /// Draws the reader's next stall, starting an exponential gap after
-    /// `after_ps`. A zero rate means the reader is never descheduled.
-    fn schedule_stall(&mut self, after_ps: u64) {
         let p = self.params;
-        if p.stall_rate_per_s <= 0.0 {
-            self.reader.stall_start_ps = u64::MAX;
-            self.reader.stall_end_ps = u64::MAX;
-            return;
+        let mut begin_ps = if ready_ps >= self.reader_free_ps {
+            let spread_ps = exponential_ps(&mut self.rng, p.reader_wake_spread_mean_ps);
+            ready_ps + p.reader_wake_base_ps + spread_ps
+        } else {
+            self.reader_free_ps
+        };
+        // Stalls wholly before the read do not matter; one that covers its
+        // start delays it to the stall's end (and so on, should the next
+        // one begin at once).
+        while let Some(end_ps) = self.stalls.covering(begin_ps, &mut self.rng) {
+            begin_ps = end_ps;
         }
-        let gap = self.exponential(PS_PER_SEC as f64 / p.stall_rate_per_s);
-        let start_ps = after_ps.saturating_add(gap.round() as u64);
-        let length = self.exponential(p.stall_mean_ps);
-        self.reader.stall_start_ps = start_ps;
-        self.reader.stall_end_ps = start_ps.saturating_add(length.round() as u64);
-    }
-
-    /// An exponential draw of mean `mean` (inversion; 1 − u is in (0, 1]).
-    fn exponential(&mut self, mean: f64) -> f64 {
-        -mean * (1.0 - self.rng.next_f64()).ln()
+        let read_ps = begin_ps + p.read_cost_ps;
+        self.reader_free_ps = read_ps;
+        read_ps
     }
 
     /// What this host's clock shows at the true instant `t_ps`. Offsets are
@@ -332,8 +372,11 @@ mod tests {
     /// The reference stream: datagrams 100 µs apart, as in the issue's
     /// measurement.
     const SPACING_PS: u64 = 100_000_000;
-    /// Datagrams per simulated stream: 20,000 RFDs.
+    /// Datagrams per simulated stream: 20,000 RFDs, as the issue suggests.
     const DATAGRAMS: usize = 20_001;
+    /// For the quantile checks: 100,000 RFDs (10 s), which halves the
+    /// sampling error of a p1 or p99 and so tightens the tolerance.
+    const LONG: usize = 100_001;
 
     /// True hand-off instants of the reference stream; it starts 1 ms in so
     /// that no send stamp is clipped at time zero.
@@ -384,41 +427,43 @@ mod tests {
         );
     }
 
-    /// Tolerance ±1.0 µs: the model is symmetric (its p1/p99 are ±7.16 µs,
-    /// 0.25 µs from each reference figure) and the standard deviation of a
-    /// p1 or p99 over 20,000 of these heavy-tailed RFDs is 0.25 µs (300
-    /// seeds of the Python transcription), so 1.0 µs is the offset plus
-    /// three standard deviations.
+    /// Tolerance ±1.0 µs: the model is symmetric (its p1/p99 are ±7.14 µs,
+    /// 0.26 µs from each reference figure) and the standard deviation of a
+    /// p1 or p99 over 100,000 of these RFDs is 0.24 µs (60 seeds of the
+    /// Python transcription; interference comes in episodes, about 200 in
+    /// 10 s, so it is wider than for independent draws): 1.0 µs is the
+    /// offset plus three standard deviations.
     #[test]
     fn socket_rfd_quantiles_land_on_the_reference() {
-        let (sent, recv) = stream(CapturePoint::Socket, 21, DATAGRAMS);
+        let (sent, recv) = stream(CapturePoint::Socket, 21, LONG);
         let rfd = rfds_us(&sent, &recv);
-        assert_eq!(rfd.len(), 20_000);
+        assert_eq!(rfd.len(), 100_000);
         let (p1, p99) = (quantile(&rfd, 0.01), quantile(&rfd, 0.99));
         eprintln!("socket RFD p1 {p1:.2} µs, p99 {p99:.2} µs");
         assert_near("socket RFD p1", p1, -7.4, 1.0);
         assert_near("socket RFD p99", p99, 6.9, 1.0);
     }
 
-    /// Tolerances: p1 ±0.5 µs (its standard deviation at n = 20,000 is
-    /// 0.09 µs: it sits in the back-to-back atom), p99 ±2.0 µs (0.46 µs:
-    /// the stalls' rare large positive RFDs make it the noisier one).
+    /// Tolerances: p1 ±0.25 µs (its standard deviation over 100,000 RFDs
+    /// is 0.035 µs: it sits in the atom of back-to-back reads), p99 ±0.6 µs
+    /// (0.15 µs: the stalls' rare large positive RFDs make it the noisier
+    /// one); both about four standard deviations.
     #[test]
     fn application_rfd_quantiles_land_on_the_reference() {
-        let (sent, recv) = stream(CapturePoint::Application, 21, DATAGRAMS);
+        let (sent, recv) = stream(CapturePoint::Application, 21, LONG);
         let rfd = rfds_us(&sent, &recv);
         let (p1, p99) = (quantile(&rfd, 0.01), quantile(&rfd, 0.99));
         eprintln!("application RFD p1 {p1:.2} µs, p99 {p99:.2} µs");
-        assert_near("application RFD p1", p1, -94.0, 0.5);
-        assert_near("application RFD p99", p99, 17.5, 2.0);
+        assert_near("application RFD p1", p1, -94.0, 0.25);
+        assert_near("application RFD p99", p99, 17.5, 0.6);
     }
 
     /// Not a fit target: the model's own prediction for the median of each
-    /// five consecutive socket RFDs. The Python transcription of the model
-    /// gives p1/p99 = ±0.81 µs over two million RFDs, with a standard
-    /// deviation of 0.035 µs at 4,000 medians: ±0.2 µs is six of them. The
-    /// issue's "±1.8 µs" (read as the same p1/p99) is 2.2 times wider:
-    /// docs/radon-stamps.md discusses the departure.
+    /// five consecutive socket RFDs (non-overlapping groups). The Python
+    /// transcription gives p1/p99 = ±2.08 µs over two million RFDs and a
+    /// standard deviation of 0.18 µs at 4,000 medians: ±0.6 µs is over
+    /// three of them. The issue's "±1.8 µs" (read as the same p1/p99) lies
+    /// 1.5 standard deviations inside; docs/radon-stamps.md compares.
     #[test]
     fn a_median_of_five_socket_rfds_spreads_as_the_model_predicts() {
         let (sent, recv) = stream(CapturePoint::Socket, 22, DATAGRAMS);
@@ -434,11 +479,11 @@ mod tests {
         assert_eq!(medians.len(), 4_000);
         let (p1, p99) = (quantile(&medians, 0.01), quantile(&medians, 0.99));
         eprintln!("median of five socket RFDs: p1 {p1:.2} µs, p99 {p99:.2} µs");
-        assert_near("median-of-five p1", p1, -0.81, 0.2);
-        assert_near("median-of-five p99", p99, 0.81, 0.2);
-        // The filter is what the seed's model relies on: far narrower than
+        assert_near("median-of-five p1", p1, -2.08, 0.6);
+        assert_near("median-of-five p99", p99, 2.08, 0.6);
+        // The filter is what the seed's model relies on: much narrower than
         // the raw RFDs.
-        assert!(p99 < quantile(&rfd, 0.99) / 4.0);
+        assert!(p99 < quantile(&rfd, 0.99) / 2.0);
     }
 
     #[test]
