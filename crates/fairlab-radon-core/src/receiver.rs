@@ -44,6 +44,10 @@ pub struct ReceiverConfig {
     pub congested_depth_pkts: f64,
     /// What the Pathload model's PCT divides by.
     pub pct_divisor: PctDivisor,
+    /// Run all three models (for series and figures that compare them);
+    /// false runs only the one that drives feedback, which alone decides
+    /// what the receiver says: the feedback is the same either way.
+    pub all_models: bool,
 }
 
 impl ReceiverConfig {
@@ -56,6 +60,7 @@ impl ReceiverConfig {
             feedback_every: DEFAULT_FEEDBACK_EVERY,
             congested_depth_pkts: DEFAULT_CONGESTED_DEPTH_PKTS,
             pct_divisor: PctDivisor::default(),
+            all_models: true,
         }
     }
 }
@@ -129,9 +134,16 @@ impl Receiver {
         if let Some((sent_i, recv_i)) = self.prev.replace((sent_ps, recv_ps)) {
             obs.rfd_ps = Some(rfd_ps(sent_i, recv_i, sent_ps, recv_ps));
         }
-        obs.basic = self.basic.observe(sent_ps, recv_ps);
-        obs.pathload = self.pathload.observe(sent_ps, recv_ps);
-        obs.median5 = self.median5.observe(sent_ps, recv_ps);
+        let (all, driver) = (self.cfg.all_models, self.cfg.model);
+        if all || driver == ModelKind::Basic {
+            obs.basic = self.basic.observe(sent_ps, recv_ps);
+        }
+        if all || driver == ModelKind::Pathload {
+            obs.pathload = self.pathload.observe(sent_ps, recv_ps);
+        }
+        if all || driver == ModelKind::Median5 {
+            obs.median5 = self.median5.observe(sent_ps, recv_ps);
+        }
         self.since_feedback += 1;
         if self.since_feedback < self.cfg.feedback_every.max(1) {
             return (obs, None);
@@ -227,5 +239,41 @@ impl Receiver {
     /// Datagrams lost, by gaps in frame numbers.
     pub fn lost(&self) -> u64 {
         self.lost
+    }
+}
+
+#[cfg(test)]
+mod driving_only_tests {
+    use super::*;
+
+    /// Running only the driving model changes no feedback: the others
+    /// never enter it.
+    #[test]
+    fn the_feedback_is_the_same_with_one_model_or_three() {
+        for model in [ModelKind::Basic, ModelKind::Pathload, ModelKind::Median5] {
+            let cfg = ReceiverConfig {
+                model,
+                ..ReceiverConfig::new(66_000_000)
+            };
+            let mut all = Receiver::new(cfg);
+            let mut one = Receiver::new(ReceiverConfig {
+                all_models: false,
+                ..cfg
+            });
+            let mut queue_ps = 0i64;
+            for frame in 0..2_000u64 {
+                let sent = frame as i64 * 60_000_000;
+                // A queue that grows, then drains, with a loss now and then.
+                queue_ps = (queue_ps + if frame < 1_000 { 6_000_000 } else { -9_000_000 }).max(0);
+                if frame % 97 == 13 {
+                    continue;
+                }
+                let recv = sent + 5_000_000 + queue_ps;
+                let (oa, fa) = all.on_datagram(frame, sent, recv);
+                let (oo, fo) = one.on_datagram(frame, sent, recv);
+                assert_eq!(fa, fo, "{model:?} frame {frame}");
+                assert_eq!(oa.rfd_ps, oo.rfd_ps);
+            }
+        }
     }
 }

@@ -11,6 +11,13 @@
 //!     <flows> long-lived flows on a 16-pair dumbbell; reports the cost of an
 //!     event over [warmup, warmup + measure] of simulated time (defaults 0.2 s, 0.2 s)
 //!
+//! cargo run --release --example speed -- radon [seconds] [repeats]
+//!     one Radon stream on 1 GbE, 8 KiB datagrams at 765 Mb/s, adaptive, socket
+//!     timestamps, feedback every five (default 2 s)
+//! cargo run --release --example speed -- bulk [seconds] [repeats]
+//!     one TCP bulk flow on the same 1 GbE star (default 2 s): the per-hop
+//!     cost Radon's is compared with
+//!
 //! Every line ends with the run's result digest, so that a change that should
 //! leave results alone can be checked at a glance.
 
@@ -102,6 +109,36 @@ limit = "1000pkt"
     Scenario::from_toml_str(&text).unwrap()
 }
 
+/// One flow on a 1 GbE star for `secs`: a Radon stream (`radon`) or a TCP
+/// bulk flow.
+pub fn one_flow(radon: bool, secs: f64) -> Scenario {
+    let flow = if radon {
+        "kind = \"udp\"\ntransport = \"radon\"\nrate = \"765Mbps\"\npacket_size = \"8220B\""
+    } else {
+        "kind = \"bulk\""
+    };
+    Scenario::from_toml_str(&format!(
+        r#"
+duration = "{}us"
+[topology]
+kind = "star"
+hosts = 2
+rate = "1Gbps"
+delay = "5us"
+[queue]
+limit = "256KiB"
+[link]
+framing = "38B"
+[[workload]]
+{flow}
+src = "h1"
+dst = "h0"
+"#,
+        (secs * 1e6) as u64
+    ))
+    .unwrap()
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let what = args.get(1).map(String::as_str).unwrap_or("incast");
@@ -172,6 +209,30 @@ fn main() {
             println!(
                 "{line}; ns/event median {:.1} of {per_event:.1?}",
                 median(per_event.clone())
+            );
+        }
+        "radon" | "bulk" => {
+            let secs = arg(2, 2.0);
+            let reps = arg(3, 1.0) as usize;
+            let sc = one_flow(what == "radon", secs);
+            let mut cpu = Vec::new();
+            let mut last = None;
+            for _ in 0..reps {
+                let t0 = cpu_time();
+                let r = fairlab_sim::run(&sc, None).unwrap();
+                cpu.push((cpu_time() - t0).as_secs_f64());
+                last = Some(r);
+            }
+            let r = last.unwrap();
+            let hops = r.int("packet_hops") as f64;
+            let events = r.int("events") as f64;
+            let s = median(cpu.clone());
+            println!(
+                "{what} one flow, 1 GbE, {secs} s: {hops} packet-hops, {events} events ({:.3} per hop); \
+                 CPU s median {s:.4} of {cpu:.4?}; {:.1} ns per packet-hop; digest {}",
+                events / hops,
+                s / hops * 1e9,
+                r.digest()
             );
         }
         _ => eprintln!("usage: speed incast [rounds] [repeats] | speed flows <n> [repeats] [warmup_s] [measure_s]"),

