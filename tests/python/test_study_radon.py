@@ -52,6 +52,18 @@ def test_tables_add_up_as_the_seed_counts():
     assert {r.num_sent for t in (seed.TABLE_5_3, seed.TABLE_5_4) for r in t.rows} == {5076}
     assert [r.num_sent for r in seed.TABLE_5_6.rows] == [15266, 7633, 3816, 1908, 953, 953]
     assert seed.TABLE_5_1.row(1).num_sent == 23223 and seed.TABLE_5_2.row(1).num_sent == 23255
+    # The non-adaptive tables' send rates are 1.86-1.96 % below the rates of
+    # their stated waits, at every wait (docs/radon.md, reading 10).
+    waits = {
+        "5.1": {1: 86.0, **{n: 257.0 for n in range(2, 7)}},
+        "5.3": {n: 394.0 for n in range(1, 7)},
+        "5.6": {n: w for n, w, _r in seed.table_5_5()},
+    }
+    for t in (seed.TABLE_5_1, seed.TABLE_5_3, seed.TABLE_5_6):
+        for r in t.rows:
+            below = 1 - r.send_rate_mbps / (65536 / waits[t.number][r.node])
+            assert 0.0186 <= round(below, 4) <= 0.0196, (t.number, r.node, below)
+    assert 0.0186 <= 1 - 765 / (65536 / 84) <= 0.0196  # the single stream (text)
     for node, wait, rate in seed.table_5_5():
         # the waits are the rates' waits in whole µs
         assert math.floor(65536 / rate) == wait, node
@@ -158,6 +170,25 @@ def test_punctuated_bursts_are_spread_over_the_primary_from_the_counts():
     assert _starts_s(quick)[-1] < quick[0]["packets"] * 65536 / 749e6
     with pytest.raises(ValueError):
         radon.burst_starts_s(100, 500)
+
+
+def test_example_is_the_studys_punctuated_scenario():
+    """examples/radon-punctuated.toml is the adaptive punctuated run (seed 1,
+    default buffer), field for field."""
+    import tomllib
+    from importlib.resources import files
+
+    text = (files("fairlab") / "examples" / "radon-punctuated.toml").read_text()
+    ex = tomllib.loads(text)
+    (task,) = [
+        t
+        for t in radon.punctuated_tasks(False)
+        if t.labels["series"] == "adaptive"
+        and t.labels["buffer"] == radon.DEFAULT_BUFFER
+        and t.labels["seed"] == 1
+    ]
+    for k in ("seed", "duration", "topology", "queue", "host", "radon", "workload"):
+        assert ex[k] == task.scenario[k], k
 
 
 def test_fair_and_unfair_streams():
