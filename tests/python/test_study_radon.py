@@ -104,6 +104,8 @@ def test_registry_and_every_experiment_is_complete():
     ]
     for e in radon.STUDY.experiments:
         assert e.setup and e.quick and e.published and e.plot is not None
+        # every departure the report can show is explained from the run
+        assert all(p.why is not None for p in e.published), e.name
         assert len(e.tasks(True)) <= len(e.tasks(False))
         for t in e.tasks(True):
             assert "seed" in t.labels
@@ -482,6 +484,8 @@ def test_queue_models_against_the_true_queue():
     assert radon._claim_increasing("punctuated", "non-adaptive", "median5")(t)[0] is False
     assert radon._claim_small("single", "non-adaptive", ["basic"])(t)[0] is None
     assert ("punctuated", "non-adaptive") in curves
+    why = radon._why_models("punctuated", "non-adaptive")(t)
+    assert "median5: 400 estimates" in why and "mean error 0.50" in why
 
 
 def test_stamp_noise_summary():
@@ -501,7 +505,8 @@ def test_stamp_noise_summary():
     assert radon._stamp_order(s.table)[0] is True
     v = verdicts(s.table, radon.STUDY.experiment("timestamps").published)
     assert _verdict(v, "RFD from socket timestamps, p99")["verdict"] == WITHIN
-    assert _verdict(v, "RFD from application timestamps, p1")["verdict"] == OUTSIDE
+    row = _verdict(v, "RFD from application timestamps, p1")
+    assert row["verdict"] == OUTSIDE and row["why"].startswith("application stamps in this run")
 
 
 def test_incast_rows_and_claims():
@@ -536,6 +541,9 @@ def test_bounds_table_and_claims():
     s = radon.summarize_bounds(tasks, results)
     assert len(s.table) == len(tasks) and set(s.table["status"]) == {"ok", "unstable"}
     assert radon._admitted_bounded(s.table)[0] is False  # the unfair admission runs
+    assert "unfair, non-adaptive, admission, seed 1, port sw:h0: unstable" in (
+        radon._why_unbounded(s.table)
+    )
     results = [fake_run(t, {}) for t in tasks]
     t = radon.summarize_bounds(tasks, results).table
     assert radon._admitted_bounded(t)[0] is True and radon._no_violations(t)[0] is True
@@ -605,3 +613,59 @@ def test_whole_study_quick_under_a_minute(tmp_path):
         for p, (_, r) in zip(o.experiment.published, o.verdicts.iterrows(), strict=True):
             if r["verdict"] == OUTSIDE and p.why is not None:
                 assert r["why"], (o.experiment.name, p.label)
+
+
+def test_violations_are_counted_per_run_and_port():
+    incast = pd.DataFrame(
+        [
+            {"series": "Radon rate", "servers": 4, "seed": 1, "bound_violations": 0},
+            {
+                "series": "Radon rate",
+                "servers": 16,
+                "seed": 1,
+                "bound_violations": 1,
+                "max_backlog_bytes": 70000.0,
+                "backlog_bound_bytes": 60000.0,
+            },
+        ]
+    )
+    holds, shows = radon._no_violations(incast)
+    assert holds is False and shows.startswith("1 violated")
+    why = radon._why_violations(incast)
+    assert "servers 16" in why and "peak 70000 B against a bound of 60000 B" in why
+    ports = pd.DataFrame(
+        [
+            {"case": "fair", "series": "adaptive", "seed": 1, "port": p, "bound_violations": v}
+            for p, v in (("sw:h0", 1), ("h1:sw", 1), ("h2:sw", 0))
+        ]
+    )
+    assert radon._no_violations(ports)[1].startswith("2 violated")
+
+
+def test_report_of_hand_made_runs_shows_tables_verdicts_and_whys(tmp_path):
+    """The report pipeline as `fairlab reproduce radon` drives it, on
+    hand-made runs: every published row judged, departures explained."""
+    from fairlab import report
+    from fairlab.outcome import Outcome, runs_table
+    from fairlab.plots import png_bytes
+
+    outcomes = []
+    for name in ("punctuated", "unfair"):
+        exp = radon.STUDY.experiment(name)
+        tasks = exp.tasks(True)
+        results = [fake_run(t, {1: 3.0}, port_drops=40) for t in tasks]
+        for r in results:
+            r.summary["digest"] = "0123456789abcdef"
+        s = exp.summarize(tasks, results)
+        v = verdicts(s.samples, exp.published)
+        png = png_bytes(exp.plot(s, exp.published))
+        outcomes.append(Outcome(exp, True, s, v, runs_table(tasks, results), 0.1, png))
+        assert len(v) == len(exp.published)
+        judged = v[v["verdict"].isin([WITHIN, OUTSIDE])]
+        assert len(judged) >= 72  # two tables of 36 cells
+        assert (v.loc[v["verdict"] == OUTSIDE, "why"].str.len() > 0).all()
+    page = report.write(radon.STUDY, outcomes, tmp_path, command="t", version="t")
+    html = page.read_text(encoding="utf-8")
+    assert "why (from this run)" in html and "Table 5.6, node 1, %lost" in html
+    text = report.text(radon.STUDY, outcomes[1])
+    assert "unfair, non-adaptive: node 1 loses 25-50 %" in text and "why: in this run" in text

@@ -635,27 +635,43 @@ def _loss_below(series: str, node: int, below: float, what: str) -> Published:
     )
 
 
+#: What identifies one run (and, in the bounds table, one port of it).
+RUN_KEYS = ("case", "series", "buffer", "servers", "seed", "port")
+
+
+def _runs(t: pd.DataFrame) -> pd.DataFrame:
+    """One row per run (per port where the table has ports): the stream
+    tables repeat a run's figures on each of its streams' rows."""
+    return t.drop_duplicates([c for c in RUN_KEYS if c in t])
+
+
 def _no_violations(t: pd.DataFrame) -> tuple[bool | None, str]:
     if "bound_violations" not in t or t.empty:
         return None, "no run reported its bounds"
-    v = t.drop_duplicates([c for c in ("case", "series", "buffer", "seed") if c in t])
+    v = _runs(t)
     total = int(v["bound_violations"].sum())
-    status = sorted({s for x in t.get("bound_status", []) for s in str(x).split("/") if s})
+    col = "bound_status" if "bound_status" in t else "status"
+    status = sorted({s for x in t.get(col, []) for s in str(x).split("/") if s})
     return total == 0, (
-        f"{total} violated port bound(s) over {len(v)} run(s); bottleneck port status seen: "
+        f"{total} violated port bound(s) over {len(v)} row(s) of runs; port status seen: "
         + (", ".join(status) or "none")
     )
 
 
 def _why_violations(t: pd.DataFrame) -> str:
-    bad = t[t["bound_violations"] > 0] if "bound_violations" in t else t.iloc[0:0]
-    runs = bad.drop_duplicates([c for c in ("case", "series", "buffer", "seed") if c in bad])
-    return "; ".join(
-        f"{r.get('series', '')} at {r.get('buffer', '')}, seed {r.get('seed', '')}: "
-        f"{int(r['bound_violations'])} port(s) held more than their bound (bottleneck peak "
-        f"{r['port_max_backlog_bytes']:.0f} B against a bound of {r['backlog_bound_bytes']:.0f} B)"
-        for _, r in runs.iterrows()
-    )
+    """Which runs held more than a bound, and by how much where the table
+    has the port's figures."""
+    bad = _runs(t[t["bound_violations"] > 0]) if "bound_violations" in t else t.iloc[0:0]
+    parts = []
+    for _, r in bad.iterrows():
+        where = ", ".join(f"{k} {r[k]}" for k in RUN_KEYS if k in r.index)
+        peak = r.get("port_max_backlog_bytes", r.get("max_backlog_bytes", math.nan))
+        bound = r.get("backlog_bound_bytes", math.nan)
+        parts.append(
+            f"{where}: {int(r['bound_violations'])} port(s) held more than their bound "
+            f"(peak {float(peak):.0f} B against a bound of {float(bound):.0f} B)"
+        )
+    return "; ".join(parts)
 
 
 NO_VIOLATIONS = Published(
@@ -691,12 +707,19 @@ def _buffer_fit(tables: Sequence[seed.SeedTable]) -> Published:
             f"(closest: {best})"
         )
 
+    def why(t: pd.DataFrame) -> str:
+        one = t[t["node"] == 1].groupby(["series", "buffer"], sort=False)["pct_lost"].mean()
+        return "node 1's %lost per series and buffer in this run: " + ", ".join(
+            f"{s} at {b}: {v:.2f} %" for (s, b), v in one.items()
+        )
+
     return Published(
         f"the default buffer ({DEFAULT_BUFFER}) fits the tables' losses as well as any swept",
         "the study's reading of the unstated switch buffer (docs/radon.md)",
         claim=f"of the buffers swept ({', '.join(BUFFERS)}), the default gives the smallest mean "
         "absolute difference of %lost from the seed's tables",
         check=check,
+        why=why,
     )
 
 
@@ -1191,6 +1214,22 @@ def _claim_tracks(case: str, series: str, better: str, worse: str):
     return check
 
 
+def _why_models(case: str, series: str):
+    """Every model's figures on node 1 of one run, against the true queue."""
+
+    def why(t: pd.DataFrame) -> str:
+        sel = t[(t["case"] == case) & (t["series"] == series) & (t["node"] == 1)]
+        return "; ".join(
+            f"{r['model']}: {r['estimates']:.0f} estimates, mean {r['mean_model_pkts']:.2f} pkts "
+            f"(true {r['mean_true_pkts']:.2f}, max {r['max_true_pkts']:.0f}), mean error "
+            f"{r['mae_pkts']:.2f}, correlation with the true queue {r['corr_true']:.2f}, with "
+            f"the frame number {r['rank_corr_frame']:.2f}"
+            for _, r in sel.iterrows()
+        )
+
+    return why
+
+
 def _models_published() -> list[Published]:
     s52 = f"stated in the text, Section 5.2 ({seed.SOURCE})"
     s53 = f"stated in the text, Section 5.3 ({seed.SOURCE})"
@@ -1200,6 +1239,7 @@ def _models_published() -> list[Published]:
             s52 + ", Fig. 5.2",
             claim="basic and Pathload models: mean depth at most one packet on the single stream",
             check=_claim_small("single", NON_ADAPTIVE, ["basic", "pathload"]),
+            why=_why_models("single", NON_ADAPTIVE),
         ),
         Published(
             "single stream: the median-filter model rises throughout",
@@ -1207,36 +1247,42 @@ def _models_published() -> list[Published]:
             claim="median-of-five depth rises through the run (rank correlation with the frame "
             "≥ 0.5, last quarter above the first)",
             check=_claim_increasing("single", NON_ADAPTIVE, "median5"),
+            why=_why_models("single", NON_ADAPTIVE),
         ),
         Published(
             "single adaptive stream: every model shows a smaller queue",
             s52 + ", Fig. 5.3",
             claim="each model's mean depth is smaller in the adaptive run than the non-adaptive",
             check=_claim_smaller_adaptive("single"),
+            why=_why_models("single", ADAPTIVE),
         ),
         Published(
             "single adaptive stream: the median-filter model no longer rises",
             s52 + ", Fig. 5.3",
             claim="median-of-five depth does not rise through the adaptive run",
             check=_claim_increasing("single", ADAPTIVE, "median5", want=False),
+            why=_why_models("single", ADAPTIVE),
         ),
         Published(
             "punctuated: the Pathload model rises throughout",
             s53 + ", Fig. 5.4: 'an always increasing trend ... groups of 100'",
             claim="Pathload depth rises through the punctuated run",
             check=_claim_increasing("punctuated", NON_ADAPTIVE, "pathload"),
+            why=_why_models("punctuated", NON_ADAPTIVE),
         ),
         Published(
             "punctuated: the median filter follows filling and draining",
             s53 + ", Fig. 5.4: 'reflects the filling and draining of the queue more quickly'",
             claim="median-of-five depth correlates with the true queue better than Pathload's",
             check=_claim_tracks("punctuated", NON_ADAPTIVE, "median5", "pathload"),
+            why=_why_models("punctuated", NON_ADAPTIVE),
         ),
         Published(
             "punctuated: the basic model stays close to zero",
             s53 + ": 'The basic model stays close to zero'",
             claim="basic model: mean depth at most one packet on the punctuated primary",
             check=_claim_small("punctuated", NON_ADAPTIVE, ["basic"]),
+            why=_why_models("punctuated", NON_ADAPTIVE),
         ),
     ]
 
@@ -1323,6 +1369,16 @@ def _stamp_order(t: pd.DataFrame) -> tuple[bool | None, str]:
     return bool(s["application"] > s["socket"] >= s["nic"]), f"RFD p1-p99 spread: {shows}"
 
 
+def _why_stamp(sel: pd.DataFrame) -> str:
+    """The capture point's RFD as this run measured it."""
+    return "; ".join(
+        f"{r['stamp']} stamps in this run: RFD p1 {r['rfd_p1_us']:.1f}, p50 {r['rfd_p50_us']:.1f}, "
+        f"p99 {r['rfd_p99_us']:.1f} µs over {r['samples']:.0f} datagrams; medians of five "
+        f"p1 {r['median5_p1_us']:.2f}, p99 {r['median5_p99_us']:.2f} µs"
+        for _, r in sel.iterrows()
+    )
+
+
 def _stamps_published() -> list[Published]:
     tol = Tolerance(abs=1.0, rel=0.25, unit="µs")
     rows = [
@@ -1340,6 +1396,7 @@ def _stamps_published() -> list[Published]:
             value,
             unit="µs",
             tolerance=tol,
+            why=_why_stamp,
         )
         for point, metric, value, q in rows
     ]
@@ -1352,6 +1409,7 @@ def _stamps_published() -> list[Published]:
             1.8,
             bound="<=",
             unit="µs",
+            why=_why_stamp,
         )
     )
     out.append(
@@ -1360,6 +1418,7 @@ def _stamps_published() -> list[Published]:
             f"stated in the text, Section 5.2, Fig. 5.1 ({seed.SOURCE})",
             claim="RFD spread (p1 to p99): application > socket ≥ nic",
             check=_stamp_order,
+            why=_why_stamp,
         )
     )
     return out
@@ -1642,12 +1701,15 @@ def _collapse(series: str, *, collapses: bool):
 
 
 def _why_incast(t: pd.DataFrame) -> str:
-    radon = t[t["series"].astype(str).str.startswith("Radon")]
-    return "; ".join(
-        f"{s}, N = {n}: {g['pct_lost'].mean():.2f} % of datagrams lost, "
-        f"{g['refused'].max():.0f} refused"
-        for (s, n), g in radon.groupby(["series", "servers"], sort=False)
-    )
+    """Per series and N: the goodput, and for Radon the datagrams lost and
+    the streams refused."""
+    parts = []
+    for (s, n), g in t.groupby(["series", "servers"], sort=False):
+        text = f"{s}, N = {n}: {g['goodput_mbps'].mean():.0f} Mb/s"
+        if str(s).startswith("Radon"):
+            text += f", {g['pct_lost'].mean():.2f} % lost, {g['refused'].max():.0f} refused"
+        parts.append(text)
+    return "; ".join(parts)
 
 
 def _incast_published() -> list[Published]:
@@ -1663,6 +1725,7 @@ def _incast_published() -> list[Published]:
             ISSUE2 + " (the incast study's bound)",
             claim=f"NewReno's goodput is at most {COLLAPSED_MBPS:g} Mb/s at every N ≥ 16 run",
             check=_collapse("NewReno", collapses=True),
+            why=_why_incast,
         )
     ]
     for label, _a, _r in RADON_SERIES:
@@ -1759,6 +1822,17 @@ def _admitted_bounded(t: pd.DataFrame) -> tuple[bool | None, str]:
     return bool(set(counts) <= {"ok"}), f"port status over the runs with admission: {counts}"
 
 
+def _why_unbounded(t: pd.DataFrame) -> str:
+    """The ports of the runs with admission that were not "ok"."""
+    adm = t[t["series"].astype(str).str.contains("admission") | t["case"].str.startswith("incast")]
+    bad = adm[adm["status"] != "ok"]
+    return "; ".join(
+        f"{r['case']}, {r['series']}, seed {r['seed']}, port {r['port']}: {r['status']} "
+        f"({r['streams']:.0f} streams, Σu {r['sum_u']:.4f})"
+        for _, r in bad.iterrows()
+    )
+
+
 def _bounds_published() -> list[Published]:
     return [
         NO_VIOLATIONS,
@@ -1767,6 +1841,7 @@ def _bounds_published() -> list[Published]:
             "issue 21, item 7: admitted reservations sum to at most the port, so Σr ≤ R",
             claim="every port of every run with admission on has status 'ok' (not 'unstable')",
             check=_admitted_bounded,
+            why=_why_unbounded,
         ),
     ]
 
