@@ -18,7 +18,11 @@ import pytest
 from fairlab.result import Result, Tables
 from fairlab.runner import Task
 from fairlab.studies import base, radon
+from fairlab.studies import radon_incast as rinc
+from fairlab.studies import radon_models as models
+from fairlab.studies import radon_runs as runs
 from fairlab.studies import radon_seed as seed
+from fairlab.studies import radon_testbed as tb
 from fairlab.studies.base import OUTSIDE, QUALITATIVE, WITHIN, verdicts
 from fairlab.units import parse_rate_bps, parse_time_ps
 
@@ -78,8 +82,8 @@ def test_every_cell_is_published_with_its_provenance():
                 p = pubs[f"Table {t.number}, node {r.node}, {seed.HEADINGS[col]}"]
                 assert p.value == r.value(col) and p.metric == col
                 assert p.source.startswith(f"Table {t.number}, node {r.node}, ")
-                assert p.row == {"series": t.series, "buffer": radon.DEFAULT_BUFFER, "node": r.node}
-                assert p.why is radon.why_stream
+                assert p.row == {"series": t.series, "buffer": tb.DEFAULT_BUFFER, "node": r.node}
+                assert p.why is runs.why_stream
     pubs = {p.label: p for p in radon.STUDY.experiment("unfair").published}
     assert pubs["Table 5.6, node 1, %lost"].value == 38.0
     assert pubs["Table 5.6, node 1, %lost"].source.startswith("Table 5.6, node 1, %lost (")
@@ -144,8 +148,8 @@ def test_default_scenarios_keep_to_the_designs_syntax():
     extra = set()
     for t in radon.STUDY.experiment("sensitivity").tasks(False):
         extra |= set(t.scenario["radon"]) - DESIGN_RADON_KEYS
-    assert extra == set(radon.READING_KEYS.values())
-    assert radon.Readings(wait="seed_literal").radon_keys() == {
+    assert extra == set(tb.READING_KEYS.values())
+    assert tb.Readings(wait="seed_literal").radon_keys() == {
         "stamp": "socket",
         "wait_reading": "seed_literal",
     }
@@ -156,7 +160,7 @@ def _starts_s(streams):
 
 
 def test_punctuated_bursts_are_spread_over_the_primary_from_the_counts():
-    streams = radon.punctuated_streams()
+    streams = tb.punctuated_streams()
     assert [w["packets"] for w in streams] == [23223] + [500] * 5
     assert [w["rate"] for w in streams] == ["749Mbps"] + ["250Mbps"] * 5
     primary_s = 23223 * 65536 / 749e6
@@ -167,11 +171,11 @@ def test_punctuated_bursts_are_spread_over_the_primary_from_the_counts():
     gaps = [starts[0]] + [b - a for a, b in zip(ends, starts[1:], strict=False)]
     gaps.append(primary_s - ends[-1])
     assert max(gaps) - min(gaps) < 1e-8 and min(gaps) > 0.2
-    quick = radon.punctuated_streams(quick=True)
-    assert quick[0]["packets"] == round(23223 * radon.QUICK_SCALE)
+    quick = tb.punctuated_streams(quick=True)
+    assert quick[0]["packets"] == round(23223 * tb.QUICK_SCALE)
     assert _starts_s(quick)[-1] < quick[0]["packets"] * 65536 / 749e6
     with pytest.raises(ValueError):
-        radon.burst_starts_s(100, 500)
+        tb.burst_starts_s(100, 500)
 
 
 def test_example_is_the_studys_punctuated_scenario():
@@ -186,7 +190,7 @@ def test_example_is_the_studys_punctuated_scenario():
         t
         for t in radon.punctuated_tasks(False)
         if t.labels["series"] == "adaptive"
-        and t.labels["buffer"] == radon.DEFAULT_BUFFER
+        and t.labels["buffer"] == tb.DEFAULT_BUFFER
         and t.labels["seed"] == 1
     ]
     for k in ("seed", "duration", "topology", "queue", "host", "radon", "workload"):
@@ -194,21 +198,19 @@ def test_example_is_the_studys_punctuated_scenario():
 
 
 def test_fair_and_unfair_streams():
-    fair = radon.fair_streams(seed_=3)
+    fair = tb.fair_streams(seed_=3)
     assert [w["packets"] for w in fair] == [5076] * 6 and {w["rate"] for w in fair} == {"163Mbps"}
     starts = _starts_s(fair)
-    assert all(0 <= s < radon.START_SPREAD_S for s in starts) and len(set(starts)) == 6
-    assert (
-        starts == _starts_s(radon.fair_streams(seed_=3)) != _starts_s(radon.fair_streams(seed_=4))
-    )
-    un = radon.unfair_streams()
+    assert all(0 <= s < tb.START_SPREAD_S for s in starts) and len(set(starts)) == 6
+    assert starts == _starts_s(tb.fair_streams(seed_=3)) != _starts_s(tb.fair_streams(seed_=4))
+    un = tb.unfair_streams()
     assert [parse_rate_bps(w["rate"]) for w in un] == [500e6, 250e6, 125e6, 62.5e6, 31.25e6] + [
         31.25e6
     ]
     assert [w["packets"] for w in un] == [r.num_sent for r in seed.TABLE_5_6.rows]
-    adaptive = radon.unfair_streams(series=radon.ADAPTIVE)
+    adaptive = tb.unfair_streams(series=tb.ADAPTIVE)
     assert [w["packets"] for w in adaptive] == [r.num_sent for r in seed.TABLE_5_7.rows]
-    single = radon.single_streams()
+    single = tb.single_streams()
     assert single[0]["packets"] == round(765e6 * 2 / 65536) and single[0]["rate"] == "765Mbps"
 
 
@@ -216,32 +218,32 @@ def test_admission_arithmetic_refuses_the_last_unfair_stream():
     """Table 5.5 asks 1.008 of the port on the wire (8,258 bytes per 8,192):
     in node order, node 6 is the one that does not fit."""
     rates = [r * 1e6 for _n, _w, r in seed.table_5_5()]
-    assert sum(radon.wire_utilization(r) for r in rates) == pytest.approx(1000 * 8258 / 8192 / 1000)
-    assert radon.expected_refusals(rates) == [5]
-    assert radon.expected_refusals(rates[:5]) == []
+    assert sum(tb.wire_utilization(r) for r in rates) == pytest.approx(1000 * 8258 / 8192 / 1000)
+    assert tb.expected_refusals(rates) == [5]
+    assert tb.expected_refusals(rates[:5]) == []
     # 10 % reserved: 0.504 + 0.252 + 0.126 fit in 0.9; node 4 (0.063) does
     # not, nor then nodes 5 and 6 (0.0315 each): a refused stream reserves nothing.
-    assert radon.expected_refusals(rates, reserve=0.1) == [3, 4, 5]
-    assert radon.WIRE_BYTES == 8258 and radon.IP_PACKET_BYTES == 8220
+    assert tb.expected_refusals(rates, reserve=0.1) == [3, 4, 5]
+    assert tb.WIRE_BYTES == 8258 and tb.IP_PACKET_BYTES == 8220
 
 
 def test_rate_text_parses_back():
     for bps in (765e6, 31.25e6, 1.476e6, 655.36e6, 60_123_456.0):
-        assert parse_rate_bps(radon.rate_text(bps)) == round(bps)
+        assert parse_rate_bps(tb.rate_text(bps)) == round(bps)
 
 
 def test_incast_builds_on_the_foundations_scenario():
-    sc = radon.incast_radon_scenario(16, adaptive=True, response="less_laxity_more", rounds=20)
-    base_sc = radon.incast_scenario(16, buffer="64KiB")
+    sc = rinc.incast_radon_scenario(16, adaptive=True, response="less_laxity_more", rounds=20)
+    base_sc = rinc.incast_scenario(16, buffer="64KiB")
     assert sc["topology"] == base_sc["topology"] and sc["queue"] == base_sc["queue"]
     assert sc["radon"]["admission"] is True and sc["radon"]["response"] == "less_laxity_more"
     assert len(sc["workload"]) == 16 and {w["dst"] for w in sc["workload"]} == {"client"}
     assert {w["packets"] for w in sc["workload"]} == {math.ceil(20 * 256 * 1024 / 1472)}
-    total = sum(radon.wire_utilization(parse_rate_bps(w["rate"]), 1500) for w in sc["workload"])
-    assert total == pytest.approx(radon.INCAST_SHARE, rel=1e-6) and total < 1
+    total = sum(tb.wire_utilization(parse_rate_bps(w["rate"]), 1500) for w in sc["workload"])
+    assert total == pytest.approx(rinc.INCAST_SHARE, rel=1e-6) and total < 1
     # The TCP series are the incast study's own scenarios, which this
     # simulator runs today.
-    tcp = [t for t in radon.incast_tasks(True) if "packet_bytes" not in t.labels]
+    tcp = [t for t in rinc.incast_tasks(True) if "packet_bytes" not in t.labels]
     assert {t.labels["series"] for t in tcp} == {"NewReno", "CUBIC", "DCTCP"}
     for t in tcp:
         fairlab.validate(t.scenario)
@@ -271,7 +273,7 @@ def fake_run(
     refused = refused or {}
     rows, ports = [], []
     for i, w in enumerate(task.scenario["workload"]):
-        node = radon.node_of(w["src"])
+        node = runs.node_of(w["src"])
         rate = parse_rate_bps(w["rate"]) / 1e6
         sent = 0 if node in refused else int(w["packets"])
         lost = round(sent * loss_pct.get(node, 0.0) / 100)
@@ -330,7 +332,7 @@ def _quick(name: str) -> list[Task]:
 def test_summary_reads_the_streams_and_the_bottleneck_port():
     tasks = _quick("punctuated")
     results = [fake_run(t, {1: 20.0, 2: 4.0}, port_drops=1200, max_backlog=262000) for t in tasks]
-    s = radon.summarize_streams(tasks, results)
+    s = runs.summarize_streams(tasks, results)
     t = s.table.set_index(["series", "node"])
     assert len(s.table) == 12 and t.loc[("non-adaptive", 1), "pct_lost"] == pytest.approx(
         20.0, 0.01
@@ -473,18 +475,18 @@ def test_queue_models_against_the_true_queue():
     )
     res = fake_run(task, {})
     res.tables._raw["radon_series"] = series
-    rows, curves = radon.model_rows(task, res)
+    rows, curves = models.model_rows(task, res)
     by = {r["model"]: r for r in rows if r["node"] == 1}
     assert by["median5"]["mae_pkts"] == pytest.approx(0.5) and by["median5"]["corr_true"] > 0.99
     assert by["pathload"]["estimates"] == 4 and by["pathload"]["rank_corr_frame"] == 1.0
     assert by["basic"]["mean_model_pkts"] == 0.0
     t = pd.DataFrame(rows)
-    assert radon._claim_small("punctuated", "non-adaptive", ["basic"])(t)[0] is True
-    assert radon._claim_increasing("punctuated", "non-adaptive", "pathload")(t)[0] is True
-    assert radon._claim_increasing("punctuated", "non-adaptive", "median5")(t)[0] is False
-    assert radon._claim_small("single", "non-adaptive", ["basic"])(t)[0] is None
+    assert models._claim_small("punctuated", "non-adaptive", ["basic"])(t)[0] is True
+    assert models._claim_increasing("punctuated", "non-adaptive", "pathload")(t)[0] is True
+    assert models._claim_increasing("punctuated", "non-adaptive", "median5")(t)[0] is False
+    assert models._claim_small("single", "non-adaptive", ["basic"])(t)[0] is None
     assert ("punctuated", "non-adaptive") in curves
-    why = radon._why_models("punctuated", "non-adaptive")(t)
+    why = models._why_models("punctuated", "non-adaptive")(t)
     assert "median5: 400 estimates" in why and "mean error 0.50" in why
 
 
@@ -498,11 +500,11 @@ def test_stamp_noise_summary():
         res = fake_run(t, {})
         res.tables._raw["radon_series"] = pd.DataFrame({"flow_id": 0, "rfd_us": rfd})
         results.append(res)
-    s = radon.summarize_stamps(tasks, results)
+    s = models.summarize_stamps(tasks, results)
     t = s.table.set_index("stamp")
     assert t.loc["socket", "rfd_p99_us"] == pytest.approx(6.86, abs=0.1)
     assert t.loc["application", "rfd_spread_us"] > t.loc["socket", "rfd_spread_us"]
-    assert radon._stamp_order(s.table)[0] is True
+    assert models._stamp_order(s.table)[0] is True
     v = verdicts(s.table, radon.STUDY.experiment("timestamps").published)
     assert _verdict(v, "RFD from socket timestamps, p99")["verdict"] == WITHIN
     row = _verdict(v, "RFD from application timestamps, p1")
@@ -513,7 +515,7 @@ def test_incast_rows_and_claims():
     tasks = _quick("incast")
     radon_task = next(t for t in tasks if t.labels["series"].startswith("Radon window"))
     res = fake_run(radon_task, {1: 10.0})
-    row = radon.incast_row(radon_task, res)
+    row = rinc.incast_row(radon_task, res)
     st = res.tables["streams"]
     span = st["stop_s"].max() - st["start_s"].min()
     assert row["goodput_mbps"] == pytest.approx(st["num_recv"].sum() * 1472 * 8 / span / 1e6)
@@ -526,10 +528,10 @@ def test_incast_rows_and_claims():
             {"series": "Radon non-adaptive", "servers": 16, "goodput_mbps": 400.0},
         ]
     )
-    assert radon._collapse("NewReno", collapses=True)(table)[0] is True
-    assert radon._collapse("Radon rate (Percent-Budget)", collapses=False)(table)[0] is True
-    assert radon._collapse("Radon non-adaptive", collapses=False)(table)[0] is False
-    assert radon._collapse("Radon window (Percent-Budget)", collapses=False)(table)[0] is None
+    assert rinc._collapse("NewReno", collapses=True)(table)[0] is True
+    assert rinc._collapse("Radon rate (Percent-Budget)", collapses=False)(table)[0] is True
+    assert rinc._collapse("Radon non-adaptive", collapses=False)(table)[0] is False
+    assert rinc._collapse("Radon window (Percent-Budget)", collapses=False)(table)[0] is None
 
 
 def test_bounds_table_and_claims():
@@ -546,7 +548,7 @@ def test_bounds_table_and_claims():
     )
     results = [fake_run(t, {}) for t in tasks]
     t = radon.summarize_bounds(tasks, results).table
-    assert radon._admitted_bounded(t)[0] is True and radon._no_violations(t)[0] is True
+    assert radon._admitted_bounded(t)[0] is True and runs.no_violations(t)[0] is True
 
 
 def test_plots_draw_from_hand_made_runs():
@@ -629,9 +631,9 @@ def test_violations_are_counted_per_run_and_port():
             },
         ]
     )
-    holds, shows = radon._no_violations(incast)
+    holds, shows = runs.no_violations(incast)
     assert holds is False and shows.startswith("1 violated")
-    why = radon._why_violations(incast)
+    why = runs.why_violations(incast)
     assert "servers 16" in why and "peak 70000 B against a bound of 60000 B" in why
     ports = pd.DataFrame(
         [
@@ -639,7 +641,7 @@ def test_violations_are_counted_per_run_and_port():
             for p, v in (("sw:h0", 1), ("h1:sw", 1), ("h2:sw", 0))
         ]
     )
-    assert radon._no_violations(ports)[1].startswith("2 violated")
+    assert runs.no_violations(ports)[1].startswith("2 violated")
 
 
 def test_report_of_hand_made_runs_shows_tables_verdicts_and_whys(tmp_path):

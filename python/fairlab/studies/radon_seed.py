@@ -15,6 +15,13 @@ from dataclasses import dataclass
 
 #: The source document, as the report names it.
 SOURCE = "source document 004 (the Radon proposal), Chapter 5"
+ISSUE = "issue 21's verdict ('What it must show')"
+
+ISSUE_ITEM3 = (
+    "issue 21, item 3: measured on this machine kind between two namespaces at 100 µs spacing "
+    "(the timestamp-noise model's calibration target)"
+)
+
 #: The seed file's name in the shared seeds (for the transcription test).
 SEED_FILE = "004_b37bb0befd681f18.txt"
 
