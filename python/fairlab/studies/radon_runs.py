@@ -27,6 +27,8 @@ class RadonTablesMissing(RuntimeError):
 
 
 def run_table(r: Result, name: str) -> pd.DataFrame:
+    """Table ``name`` of a run, or RadonTablesMissing saying the simulator
+    does not produce it (not a bare KeyError deep in a summary)."""
     if name not in r.tables:
         raise RadonTablesMissing(
             f"the run has no {name!r} table: this simulator does not produce the Radon tables "

@@ -369,7 +369,8 @@ def expected_refusals(rates_bps: Sequence[float], reserve: float = 0.0) -> list[
     refused = []
     for i, r in enumerate(rates_bps):
         u = wire_utilization(r)
-        if total + u <= 1.0 - reserve + 1e-12:
+        # The core crate's admission allows 1e-9 of rounding (ADMISSION_EPSILON).
+        if total + u <= 1.0 - reserve + 1e-9:
             total += u
         else:
             refused.append(i)
@@ -377,6 +378,8 @@ def expected_refusals(rates_bps: Sequence[float], reserve: float = 0.0) -> list[
 
 
 def buffer_bytes(buffer: Any) -> float:
+    """A buffer limit ("256KiB", "31pkt") in bytes (packets of 8,220 bytes);
+    NaN without one."""
     if not buffer:
         return math.nan
     count, unit = parse_buffer(str(buffer))
@@ -401,4 +404,5 @@ QUICK_TEXT = (
 
 
 def setup_text(what: str) -> str:
+    """An experiment's setup paragraph: what it runs, then the testbed."""
     return f"{what} {TESTBED_TEXT}"
