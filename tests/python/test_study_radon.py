@@ -671,3 +671,20 @@ def test_report_of_hand_made_runs_shows_tables_verdicts_and_whys(tmp_path):
     assert "why (from this run)" in html and "Table 5.6, node 1, %lost" in html
     text = report.text(radon.STUDY, outcomes[1])
     assert "unfair, non-adaptive: node 1 loses 25-50 %" in text and "why: in this run" in text
+
+
+def test_incast_tcp_series_run_today_and_newreno_collapses():
+    """The TCP half of the incast experiment is the incast study's own
+    scenarios, which this simulator runs: NewReno collapses at 16 servers
+    (the claim the Radon series are judged against) and DCTCP stays above
+    it."""
+    from fairlab.runner import run_tasks
+
+    tasks = [t for t in rinc.incast_tasks(True) if "packet_bytes" not in t.labels]
+    rows = pd.DataFrame(
+        [rinc.incast_row(t, r) for t, r in zip(tasks, run_tasks(tasks, jobs=1), strict=True)]
+    )
+    holds, shows = rinc._collapse("NewReno", collapses=True)(rows)
+    assert holds is True, shows
+    at16 = rows[rows["servers"] == 16].set_index("series")["goodput_mbps"]
+    assert at16["DCTCP"] > at16["NewReno"]
