@@ -155,6 +155,21 @@ def test_default_scenarios_keep_to_the_designs_syntax():
     }
 
 
+def test_testbed_is_valid_today_without_its_radon_fields():
+    """Everything but Radon's own fields (the topology, the buffers, the
+    80-descriptor rings, the streams' endpoints, rates, sizes and starts) is
+    a scenario today's simulator accepts: the study spells the testbed as
+    the spec does."""
+    for build in (tb.single_streams, tb.punctuated_streams, tb.fair_streams, tb.unfair_streams):
+        for buf in tb.BUFFERS:
+            sc = tb.testbed("t", build(True), adaptive=False, buffer=buf)
+            del sc["radon"]
+            for w in sc["workload"]:
+                for k in ("transport", "period", "packets"):
+                    del w[k]
+            fairlab.validate(sc)
+
+
 def _starts_s(streams):
     return [parse_time_ps(w["start"]) / 1e12 for w in streams]
 
