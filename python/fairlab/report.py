@@ -98,6 +98,8 @@ def text(study: Study, o: Outcome) -> str:
             got = "not run" if r["verdict"] == NOT_RUN else _measured_text(r)
             tol = f", tolerance {r['tolerance']}" if r["tolerance"] else ""
             lines.append(f"  {r['row']}: paper {pub}, fairlab {got}{tol}: {verdict_text(r)}")
+        if r.get("why"):
+            lines.append(f"    why: {r['why']}")
     lines.append(f"  ({o.runs.shape[0]} runs, {o.wall_s:.1f} s wall)")
     if o.kernel is not None:
         from .emu.studies import side_by_side
@@ -286,9 +288,13 @@ def _verdict_table(v: pd.DataFrame, anchor: str = "src") -> str:
     """Published beside fairlab, a verdict per row; provenance as numbered
     notes under the table. Rows this run did not include (quick mode) are
     counted, not listed (the CSV has them)."""
+    # A departure a study explains from its own run gets a column of its own.
+    has_why = "why" in v.columns and bool(v["why"].fillna("").astype(str).str.len().gt(0).any())
     head = (
         "<tr><th>row</th><th>published</th><th>fairlab</th><th>deviation</th>"
-        "<th>tolerance</th><th>verdict</th><th>source</th></tr>"
+        "<th>tolerance</th><th>verdict</th><th>source</th>"
+        + ("<th>why (from this run)</th>" if has_why else "")
+        + "</tr>"
     )
     sources: dict[str, int] = {}
     body = []
@@ -311,11 +317,12 @@ def _verdict_table(v: pd.DataFrame, anchor: str = "src") -> str:
             if r["bound"] == "=" and isinstance(pct, float) and not math.isnan(pct):
                 d += f" ({pct_text(pct)})"
             dev = f'<td class="num">{_e(d)}</td><td class="num">{_e(r["tolerance"])}</td>'
+        why = f'<td class="why">{_e(r.get("why") or "")}</td>' if has_why else ""
         body.append(
             f"<tr><td>{_e(r['row'])}</td>{pub}{got}{dev}"
             f'<td class="verdict {cls}">{_e(verdict_text(r))}</td>'
             f'<td class="num"><a href="#{_e(anchor)}-{ref}" title="{_e(r["source"])}">[{ref}]</a>'
-            "</td></tr>"
+            f"</td>{why}</tr>"
         )
     notes = "".join(f'<li id="{_e(anchor)}-{i}">[{i}] {_e(src)}</li>' for src, i in sources.items())
     more = (

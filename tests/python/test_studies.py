@@ -15,11 +15,24 @@ from fairlab import __version__, report, studies
 from fairlab.studies.base import NOT_RUN, OUTSIDE, QUALITATIVE, WITHIN
 
 
+def _waiting_for_the_simulator() -> set[str]:
+    """Studies whose runs this simulator cannot run yet: the Radon study
+    while the simulator refuses `transport = "radon"` (issue 21: the study
+    and the simulator's Radon are built in parallel). Once the simulator
+    takes the study's scenarios, the study runs here like every other;
+    tests/python/test_study_radon.py tests it without the simulator."""
+    from fairlab.studies import radon
+
+    return set() if radon.simulator_support() is None else {"radon"}
+
+
 @pytest.fixture(scope="module")
 def quick_reports(tmp_path_factory):
     """study name -> (Study, outcomes, report directory)."""
     out = {}
     for name in studies.names():
+        if name in _waiting_for_the_simulator():
+            continue
         st = studies.get(name)
         outcomes = [report.run_experiment(e, quick=True, jobs=2) for e in st.experiments]
         d = tmp_path_factory.mktemp(name)

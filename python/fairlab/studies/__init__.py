@@ -13,7 +13,13 @@ from .base import Experiment, Published, Study, Summary, Tolerance
 __all__ = ["Experiment", "Published", "Study", "Summary", "Tolerance", "STUDIES", "get"]
 
 #: Study name -> the module that defines it (imported when first asked for).
-_MODULES = {"hcf": "hcf", "incast": "incast", "outcast": "outcast", "hashcast": "hashcast"}
+_MODULES = {
+    "hcf": "hcf",
+    "incast": "incast",
+    "outcast": "outcast",
+    "hashcast": "hashcast",
+    "radon": "radon",
+}
 
 
 def names() -> list[str]:

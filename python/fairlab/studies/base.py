@@ -62,7 +62,11 @@ class Published:
     ">=" or "<=" for a stated bound. A claim has no ``value``: its
     ``check`` reads fairlab's whole table. ``source`` is the provenance
     ("stated in the text, Section V-B", "read off Fig. 4"), ``uncertainty``
-    the reading's uncertainty in the metric's unit.
+    the reading's uncertainty in the metric's unit. ``why``, where given,
+    says from the run itself why fairlab departs: it is called with the
+    rows the number was read from (a claim: the whole table) when the
+    verdict is outside (a claim: does not hold), and its text is shown
+    beside the verdict.
     """
 
     label: str
@@ -76,6 +80,7 @@ class Published:
     tolerance: Tolerance = field(default_factory=Tolerance)
     claim: str = ""
     check: Callable[[pd.DataFrame], CheckResult] | None = None
+    why: Callable[[pd.DataFrame], str] | None = None
 
 
 @dataclass
@@ -148,7 +153,9 @@ def verdicts(table: pd.DataFrame, published: Sequence[Published]) -> pd.DataFram
     """One row per published number or claim: the published value, fairlab's
     (mean and spread over the matching rows), the deviation, the tolerance
     and the verdict: within, outside, qualitative (with whether the claim
-    holds), or not run (the row is not in this run, e.g. in quick mode)."""
+    holds), or not run (the row is not in this run, e.g. in quick mode);
+    ``why``: the published row's own explanation of a departure, from this
+    run (empty where it has none or fairlab does not depart)."""
     import pandas as pd
 
     rows = []
@@ -170,6 +177,7 @@ def verdicts(table: pd.DataFrame, published: Sequence[Published]) -> pd.DataFram
             "verdict": NOT_RUN,
             "holds": None,
             "shows": "",
+            "why": "",
         }
         if p.value is None:
             r["tolerance"] = ""
@@ -179,6 +187,8 @@ def verdicts(table: pd.DataFrame, published: Sequence[Published]) -> pd.DataFram
             else:
                 holds, shows = p.check(table)
                 r["verdict"], r["holds"], r["shows"] = QUALITATIVE, holds, shows
+                if holds is False and p.why is not None:
+                    r["why"] = p.why(table)
             rows.append(r)
             continue
         r["published"] = p.value
@@ -207,6 +217,8 @@ def verdicts(table: pd.DataFrame, published: Sequence[Published]) -> pd.DataFram
             deviation_pct=100 * dev / p.value if p.value else math.nan,
             verdict=WITHIN if ok else OUTSIDE,
         )
+        if not ok and p.why is not None:
+            r["why"] = p.why(sel)
         rows.append(r)
     return pd.DataFrame(rows)
 
