@@ -56,7 +56,7 @@ TCP_SERIES = [("NewReno", "newreno"), ("CUBIC", "cubic"), ("DCTCP", "dctcp")]
 #: (label, adaptive, response).
 RADON_SERIES = [
     ("Radon non-adaptive", False, RESPONSE),
-    ("Radon rate (Percent-Budget)", True, "percent_budget_rate"),
+    ("Radon rate (Percent-Budget)", True, "percent_budget"),
     ("Radon window (Less-Laxity-More)", True, "less_laxity_more"),
     ("Radon window (Percent-Budget)", True, "percent_budget_window"),
 ]

@@ -43,6 +43,10 @@ WIRE_BYTES = IP_PACKET_BYTES + ETHERNET_BYTES
 
 PAYLOAD_BITS = PAYLOAD_BYTES * 8
 
+#: Ethernet's bytes beyond each IP packet on the wire: header 14, FCS 4,
+#: preamble 8, inter-frame gap 12 (with IPv4 and UDP's 28, 66 per datagram).
+LINK_FRAMING = "38B"
+
 #: The 82541PI's transmit descriptors as the seed set them (Section 5.1):
 #: the host's transmit ring. (Its 4,096 receive descriptors are not
 #: modelled: the simulator's receiver takes every packet the wire delivers.)
@@ -76,7 +80,7 @@ PERIOD = "10ms"
 #: prototype's rate-based Percent-Budget on the median-filter model
 #: (Sections 4.4, 5.3: "adapt their inter-packet wait time according to
 #: the median-filter queue depth model").
-RESPONSE = "percent_budget_rate"
+RESPONSE = "percent_budget"
 
 MODEL = "median5"
 
@@ -149,7 +153,7 @@ DEFAULT_READINGS = Readings()
 #: The `[radon]` keys of the three response readings. The shared design
 #: names the readings (WaitReading, BudgetReading, wait_min) but not their
 #: scenario keys: these are the study's proposal (docs/radon.md).
-READING_KEYS = {"wait": "wait_reading", "wait_min": "wait_min", "budget": "budget"}
+READING_KEYS = {"wait": "wait_reading", "wait_min": "wait_min", "budget": "budget_reading"}
 
 #: The sensitivity series: one reading changed at a time.
 SENSITIVITY = [
@@ -250,6 +254,8 @@ def testbed(
         "duration": f"{DURATION_CAP_S}s",
         "topology": {"kind": "star", "hosts": list(HOSTS), "rate": LINK_RATE, "delay": LINK_DELAY},
         "queue": {"discipline": "droptail", "limit": buffer},
+        # Ethernet on every wire: an 8,192-byte payload is 8,258 bytes there.
+        "link": {"framing": LINK_FRAMING},
         "host": {"ring": TX_DESCRIPTORS},
         "radon": radon_table(adaptive=adaptive, readings=readings, admission=admission),
         "workload": [dict(s) for s in streams],
