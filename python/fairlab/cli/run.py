@@ -32,7 +32,7 @@ def cmd_run(args: argparse.Namespace) -> int:
         # A bound the run exceeded is a failed check, not a number to read past.
         print(
             f"fairlab: error: {violations} port(s) exceeded their network-calculus bounds "
-            "(port_bounds table, status \"violated\")",
+            '(port_bounds table, status "violated")',
             file=sys.stderr,
         )
         return 3
