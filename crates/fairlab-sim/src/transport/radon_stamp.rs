@@ -1,5 +1,5 @@
 //! Where a Radon host takes its timestamps, and the noise each place adds
-//! (issue 21 item 3; docs/radon-stamps.md has the figures and the fit).
+//! (issue 21 item 3; docs/radon.md ("Timestamp noise") has the figures and the fit).
 //!
 //! A Radon receiver computes relative forward delay from four timestamps,
 //! two send stamps written by the sender and two receive stamps of its own.
@@ -64,7 +64,7 @@ impl CapturePoint {
 }
 
 /// The noise parameters of every capture point. [`StampParams::CALIBRATED`]
-/// is the fit of docs/radon-stamps.md; a sensitivity series changes it.
+/// is the fit of docs/radon.md ("Timestamp noise"); a sensitivity series changes it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StampParams {
     /// The NIC clock's tick.
@@ -93,7 +93,7 @@ pub struct StampParams {
 
 impl StampParams {
     /// Fitted to the issue's figures for this machine kind (two network
-    /// namespaces, 100 µs spacing); docs/radon-stamps.md shows how.
+    /// namespaces, 100 µs spacing); docs/radon.md ("Timestamp noise") shows how.
     ///
     /// * The NIC tick: a 1 GbE MAC moves 8 bits per cycle of its 125 MHz
     ///   datapath clock (GMII), so a stamp latched at the start of frame
@@ -486,7 +486,7 @@ mod tests {
     /// transcription gives p1/p99 = ±2.08 µs over two million RFDs and a
     /// standard deviation of 0.18 µs at 4,000 medians: ±0.6 µs is over
     /// three of them. The issue's "±1.8 µs" (read as the same p1/p99) lies
-    /// 1.5 standard deviations inside; docs/radon-stamps.md compares.
+    /// 1.5 standard deviations inside; docs/radon.md ("Timestamp noise") compares.
     #[test]
     fn a_median_of_five_socket_rfds_spreads_as_the_model_predicts() {
         let (sent, recv) = stream(CapturePoint::Socket, 22, DATAGRAMS);
