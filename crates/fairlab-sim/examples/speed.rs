@@ -14,6 +14,8 @@
 //! cargo run --release --example speed -- radon [seconds] [repeats]
 //!     one Radon stream on 1 GbE, 8 KiB datagrams at 765 Mb/s, adaptive, socket
 //!     timestamps, feedback every five (default 2 s)
+//! cargo run --release --example speed -- radon-nic [seconds] [repeats]
+//!     the same stream with NIC timestamps (no stamp noise drawn)
 //! cargo run --release --example speed -- bulk [seconds] [repeats]
 //!     one TCP bulk flow on the same 1 GbE star (default 2 s): the per-hop
 //!     cost Radon's is compared with
@@ -111,11 +113,14 @@ limit = "1000pkt"
 
 /// One flow on a 1 GbE star for `secs`: a Radon stream (`radon`) or a TCP
 /// bulk flow.
-pub fn one_flow(radon: bool, secs: f64) -> Scenario {
-    let flow = if radon {
-        "kind = \"udp\"\ntransport = \"radon\"\nrate = \"765Mbps\"\npacket_size = \"8220B\""
-    } else {
-        "kind = \"bulk\""
+pub fn one_flow(what: &str, secs: f64) -> Scenario {
+    let radon =
+        "kind = \"udp\"\ntransport = \"radon\"\nrate = \"765Mbps\"\npacket_size = \"8220B\"";
+    let flow = match what {
+        "radon" => radon.to_string(),
+        // The same stream with hardware (NIC) timestamps: no stamp noise to draw.
+        "radon-nic" => format!("{radon}\nradon = {{ stamp = \"nic\" }}"),
+        _ => "kind = \"bulk\"".to_string(),
     };
     Scenario::from_toml_str(&format!(
         r#"
@@ -211,10 +216,10 @@ fn main() {
                 median(per_event.clone())
             );
         }
-        "radon" | "bulk" => {
+        "radon" | "radon-nic" | "bulk" => {
             let secs = arg(2, 2.0);
             let reps = arg(3, 1.0) as usize;
-            let sc = one_flow(what == "radon", secs);
+            let sc = one_flow(what, secs);
             let mut cpu = Vec::new();
             let mut last = None;
             for _ in 0..reps {

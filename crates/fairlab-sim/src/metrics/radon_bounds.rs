@@ -150,14 +150,19 @@ fn feed_back(c: &mut Curves, bounds: &[PortBound], fb_wire: f64) -> bool {
     grew
 }
 
+/// What port `p` serves at, b/s: its link's rate, or its shaper's where
+/// that is slower (a token bucket's long-run rate; its burst only ever lets
+/// more through sooner, so the slower rate is the conservative server).
+fn service_rate(sim: &Simulation, p: usize) -> f64 {
+    let link = sim.net.ports[p].rate.get();
+    let shaped = sim.net.shaper(p as PortId).map_or(link, |s| s.rate().get());
+    link.min(shaped) as f64
+}
+
 /// The bounds of every port the streams cross.
 fn bounds(sim: &Simulation, c: &mut Curves) -> Vec<PortBound> {
-    let servers: Vec<RateLatency> = sim
-        .net
-        .ports
-        .iter()
-        .enumerate()
-        .map(|(p, port)| RateLatency::for_port(port.rate.get() as f64, c.largest[p]))
+    let servers: Vec<RateLatency> = (0..sim.net.ports.len())
+        .map(|p| RateLatency::for_port(service_rate(sim, p), c.largest[p]))
         .collect();
     let fb_wire =
         (UDP_IP_HEADER as usize + Feedback::WIRE_BYTES) as f64 + sim.framing().get() as f64;
@@ -191,7 +196,7 @@ fn rows(sim: &Simulation) -> Vec<Row> {
         if users.is_empty() {
             continue;
         }
-        let rate = sim.net.ports[p].rate.get() as f64;
+        let rate = service_rate(sim, p);
         let sum_u = users.iter().map(|&s| c.streams[s].0.rate_bps).sum::<f64>() / rate;
         let max_backlog = watch.max_backlog_bytes(p) as f64;
         let max_delay_us = watch.max_delay(p).as_secs_f64() * 1e6;

@@ -58,7 +58,7 @@ impl Simulation {
     /// there (HCF's fixed periods, SFQ and DRR dropping emptied buckets from
     /// their round), so the call is made now, with the time it would have
     /// had. Nothing touched the queue in between: an arrival settles first.
-    #[inline]
+    #[inline(always)]
     pub(super) fn settle_tx(&mut self, p: PortId, upto: (Time, u64)) {
         let tx = &mut self.tx[p as usize];
         if tx.state == TxState::Deferred && (tx.done_at, tx.done_seq) < upto {
@@ -151,9 +151,6 @@ impl Simulation {
         let wire = Bytes(size.get() + tx.framing);
         let ser = tx.ser.time(wire);
         debug_assert_eq!(ser, port.rate.serialization(wire), "port rate changed");
-        if let Some(w) = self.watch.as_deref_mut() {
-            w.transmitting(p as usize, id, wire.get(), now + ser);
-        }
         let arrive = now + ser + port.delay;
         self.counters.packet_hops += 1;
         tx.done_at = now + ser;
@@ -169,6 +166,33 @@ impl Simulation {
         }
         self.events
             .schedule(arrive, Event::Arrive { port: p, pkt: id });
+        if self.watch.is_some() {
+            self.watch_transmitting(p, id, wire, now + ser);
+        }
+    }
+
+    /// The port watch (runs with Radon streams) sees packet `id` join port
+    /// `p`'s queue, which now holds `bytes` in `pkts` packets. Out of line:
+    /// the enqueue path of every other run stays as it was.
+    #[cold]
+    #[inline(never)]
+    fn watch_enqueued(&mut self, p: PortId, id: u32, now: Time, bytes: u64, pkts: u64) {
+        let tx = &self.tx[p as usize];
+        let busy = tx.state != TxState::Idle && tx.done_at > now;
+        let queued = bytes + pkts * tx.framing;
+        if let Some(w) = self.watch.as_deref_mut() {
+            w.enqueued(p as usize, id, now, queued, busy);
+        }
+    }
+
+    /// The port watch sees packet `id` of `wire` bytes start on port `p`'s
+    /// wire, its last bit leaving at `done`.
+    #[cold]
+    #[inline(never)]
+    fn watch_transmitting(&mut self, p: PortId, id: u32, wire: Bytes, done: Time) {
+        if let Some(w) = self.watch.as_deref_mut() {
+            w.transmitting(p as usize, id, wire.get(), done);
+        }
     }
 
     /// Puts packet `id`, come in on input `input` (its index among the
@@ -206,10 +230,8 @@ impl Simulation {
                 if n > port.stats.max_pkts {
                     port.stats.max_pkts = n;
                 }
-                if let Some(w) = self.watch.as_deref_mut() {
-                    let tx = &self.tx[p as usize];
-                    let busy = tx.state != TxState::Idle && tx.done_at > now;
-                    w.enqueued(p as usize, id, now, b + n * tx.framing, busy);
+                if self.watch.is_some() {
+                    self.watch_enqueued(p, id, now, b, n);
                 }
                 if input != HOST_INPUT {
                     self.drops.admitted(p, input, flow, size);

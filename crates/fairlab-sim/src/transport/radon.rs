@@ -195,6 +195,7 @@ impl RadonFlow {
     }
 
     /// The sender's poll: the datagrams it sends now, and its next poll.
+    #[inline(never)]
     pub(super) fn on_timer(&mut self, now: Time, out: &mut Outbox) -> Step {
         if self.stats.sent >= self.limit || now >= self.stop {
             return Step::NONE;
@@ -202,7 +203,10 @@ impl RadonFlow {
         let Some(core) = self.core.as_mut() else {
             return Step::NONE;
         };
-        let d = core.sender.poll(ps(now), self.rng.next_f64());
+        // Only windows draw a dispatch offset: a paced sender takes no draw.
+        let windows = self.reserved.is_some_and(|r| r.windows);
+        let u01 = if windows { self.rng.next_f64() } else { 0.0 };
+        let d = core.sender.poll(ps(now), u01);
         out.host = self.src;
         for _ in 0..d.packets {
             if self.stats.sent >= self.limit {
@@ -245,8 +249,9 @@ impl RadonFlow {
     }
 
     /// A datagram of this stream arrives: data at the receiver, feedback
-    /// at the sender.
-    #[inline]
+    /// at the sender. Out of line: the event loop's TCP path keeps the
+    /// inlining it had without Radon.
+    #[inline(never)]
     pub(super) fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Outbox) -> Step {
         if pkt.side() == 1 {
             self.on_feedback(now, pkt.seq);

@@ -178,9 +178,13 @@ pub(super) fn install(sc: &Scenario, sim: &mut Simulation) -> Result<(), Scenari
         };
         let s = sc.radon.overridden_by(u.radon.as_ref()).settings();
         let path = forward_path(sim, e);
+        // A port serves at its link's rate, or its shaper's where slower.
         let capacity = path
             .iter()
-            .map(|&p| sim.net.ports[p as usize].rate.get())
+            .map(|&p| {
+                let link = sim.net.ports[p as usize].rate.get();
+                sim.net.shaper(p).map_or(link, |s| link.min(s.rate().get()))
+            })
             .min()
             .unwrap_or(0);
         if capacity == 0 {
