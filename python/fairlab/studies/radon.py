@@ -20,8 +20,11 @@ seed leaves open (each also a paragraph of docs/radon.md, "Readings of the
 seed") and the scenario builders; :mod:`.radon_runs` reads a run's tables
 (`streams`, `port_bounds`, `ports`; docs/radon.md, "Tables") and writes the
 why of a departure; :mod:`.radon_models` the queue-model and timestamp
-experiments; :mod:`.radon_incast` Radon on the incast. This module holds
-the table experiments, the sensitivity series, the bounds and the study.
+experiments; :mod:`.radon_incast` Radon on the incast;
+:mod:`.radon_hypothesis` the labelled HYPOTHESIS series beside the tables
+(the receiver as an 800 Mb/s max-min server), judged by claims only. This
+module holds the table experiments, the sensitivity series, the bounds and
+the study.
 """
 
 from __future__ import annotations
