@@ -20,21 +20,25 @@ seed leaves open (each also a paragraph of docs/radon.md, "Readings of the
 seed") and the scenario builders; :mod:`.radon_runs` reads a run's tables
 (`streams`, `port_bounds`, `ports`; docs/radon.md, "Tables") and writes the
 why of a departure; :mod:`.radon_models` the queue-model and timestamp
-experiments; :mod:`.radon_incast` Radon on the incast. This module holds
-the table experiments, the sensitivity series, the bounds and the study.
+experiments; :mod:`.radon_incast` Radon on the incast;
+:mod:`.radon_hypothesis` the labelled HYPOTHESIS series beside the tables
+(the receiver as an 800 Mb/s max-min server), judged by claims only. This
+module holds the table experiments, the sensitivity series, the bounds and
+the study.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import pandas as pd
 
 from ..runner import Task
 from . import radon_seed as seed
 from .base import Experiment, Published, Study, Summary, Tolerance
+from .radon_hypothesis import HYPOTHESIS_BOUNDS, SETUP_TEXT, hypothesis_published
 from .radon_incast import (
     INCAST,
     INCAST_BUFFER,
@@ -47,12 +51,21 @@ from .radon_incast import (
     incast_radon_scenario,
 )
 from .radon_models import QUEUE_MODELS, TIMESTAMPS
-from .radon_runs import NO_VIOLATIONS, run_table, summarize_streams, why_stream
+from .radon_runs import (
+    NO_VIOLATIONS,
+    bottleneck_published,
+    run_table,
+    summarize_streams,
+    why_stream,
+    why_stream_brief,
+)
 from .radon_seed import ISSUE
 from .radon_testbed import (
     ADAPTIVE,
     BUFFERS,
+    COUNTS_FULL_ONLY,
     DEFAULT_BUFFER,
+    HYPOTHESIS_PORT,
     IP_PACKET_BYTES,
     NON_ADAPTIVE,
     QUICK_SCALE,
@@ -66,6 +79,7 @@ from .radon_testbed import (
     buffer_bytes,
     expected_refusals,
     fair_streams,
+    hypothesis_series,
     punctuated_streams,
     setup_text,
     single_packets,
@@ -97,23 +111,41 @@ TOLERANCES = {
 }
 
 
+#: The tables' columns that count datagrams: compared in full mode only
+#: (COUNTS_FULL_ONLY: quick mode sends a quarter of them).
+COUNT_COLUMNS = ("num_recv", "num_lost")
+
+#: The label of a run's datagram counts: "full" (the tables' counts) or
+#: "quick" (QUICK_SCALE of them).
+FULL, QUICK = "full", "quick"
+
+
 def table_published(t: seed.SeedTable, buffer: str = DEFAULT_BUFFER) -> list[Published]:
     """Every cell of one of the seed's tables, with its provenance, beside
-    fairlab's row of the same series and node at ``buffer``."""
-    return [
-        Published(
-            f"Table {t.number}, node {r.node}, {seed.HEADINGS[col]}",
-            t.provenance(r.node, col),
-            {"series": t.series, "buffer": buffer, "node": r.node},
-            col,
-            r.value(col),
-            unit=seed.UNITS[col],
-            tolerance=TOLERANCES[col],
-            why=why_stream,
-        )
-        for r in t.rows
-        for col in seed.COLUMNS
-    ]
+    fairlab's row of the same series and node at ``buffer``. A count is
+    read from full-mode runs only: in quick mode it is "not run", its label
+    saying why."""
+    out = []
+    for r in t.rows:
+        for col in seed.COLUMNS:
+            row = {"series": t.series, "buffer": buffer, "node": r.node}
+            label = f"Table {t.number}, node {r.node}, {seed.HEADINGS[col]}"
+            if col in COUNT_COLUMNS:
+                row["datagrams"] = FULL
+                label += f" ({COUNTS_FULL_ONLY})"
+            out.append(
+                Published(
+                    label,
+                    t.provenance(r.node, col),
+                    row,
+                    col,
+                    r.value(col),
+                    unit=seed.UNITS[col],
+                    tolerance=TOLERANCES[col],
+                    why=why_stream_brief,
+                )
+            )
+    return out
 
 
 def _loss_range(series: str, node: int, lo: float, hi: float, what: str) -> Published:
@@ -127,7 +159,7 @@ def _loss_range(series: str, node: int, lo: float, hi: float, what: str) -> Publ
         (lo + hi) / 2,
         unit="%",
         tolerance=Tolerance(abs=(hi - lo) / 2, unit="%"),
-        why=why_stream,
+        why=why_stream_brief,
     )
 
 
@@ -140,7 +172,7 @@ def _loss_below(series: str, node: int, below: float, what: str) -> Published:
         below,
         bound="<=",
         unit="%",
-        why=why_stream,
+        why=why_stream_brief,
     )
 
 
@@ -183,53 +215,81 @@ def _buffer_fit(tables: Sequence[seed.SeedTable]) -> Published:
     )
 
 
+class Series(NamedTuple):
+    """One series of a table experiment: its label, whether adaptive,
+    whether admission is on, `[[port]]` overrides (the hypothesis), and
+    whether it sweeps the buffers in full mode."""
+
+    label: str
+    adaptive: bool
+    admission: bool = False
+    ports: tuple[dict[str, Any], ...] = ()
+    sweep: bool = True
+
+
 def _stream_tasks(
     case: str,
     build: Callable[[bool, int, str], list[dict[str, Any]]],
-    series: Sequence[tuple[str, bool, bool]],
-    *,
-    sweep: bool = True,
+    series: Sequence[Series],
 ) -> Callable[[bool], list[Task]]:
     """Tasks over series x buffers x seeds. ``build(quick, seed, series)``
-    gives the streams; ``series`` are (label, adaptive, admission). Quick
-    mode: the default buffer, QUICK_SEEDS, QUICK_SCALE of the datagrams."""
+    gives the streams. Quick mode: the default buffer, QUICK_SEEDS,
+    QUICK_SCALE of the datagrams (the label "datagrams" says which)."""
 
     def make(quick: bool) -> list[Task]:
         out = []
-        buffers = [DEFAULT_BUFFER] if quick or not sweep else BUFFERS
-        for label, adaptive, admission in series:
+        for se in series:
+            buffers = [DEFAULT_BUFFER] if quick or not se.sweep else BUFFERS
             for buf in buffers:
                 for s in QUICK_SEEDS if quick else SEEDS:
                     sc = testbed(
-                        f"radon {case}, {label}, {buf}",
-                        build(quick, s, label),
-                        adaptive=adaptive,
+                        f"radon {case}, {se.label}, {buf}",
+                        build(quick, s, se.label),
+                        adaptive=se.adaptive,
                         buffer=buf,
                         seed=s,
-                        admission=admission,
+                        admission=se.admission,
+                        ports=se.ports,
                     )
-                    labels = {"case": case, "series": label, "buffer": buf, "seed": s}
+                    labels = {
+                        "case": case,
+                        "series": se.label,
+                        "buffer": buf,
+                        "seed": s,
+                        "datagrams": QUICK if quick else FULL,
+                    }
                     out.append(Task(sc, s, labels))
         return out
 
     return make
 
 
-BOTH = [(NON_ADAPTIVE, False, False), (ADAPTIVE, True, False)]
+BOTH = [Series(NON_ADAPTIVE, False), Series(ADAPTIVE, True)]
 
 ADMISSION_SERIES = [
-    (f"{NON_ADAPTIVE}, admission", False, True),
-    (f"{ADAPTIVE}, admission", True, True),
+    Series(f"{NON_ADAPTIVE}, admission", False, admission=True),
+    Series(f"{ADAPTIVE}, admission", True, admission=True),
+]
+
+#: The hypothesis (radon_hypothesis), non-adaptive and adaptive, at the
+#: default buffer only, in quick and full mode.
+HYPOTHESIS_SERIES = [
+    Series(hypothesis_series(base), adaptive, ports=(HYPOTHESIS_PORT,), sweep=False)
+    for base, adaptive in ((NON_ADAPTIVE, False), (ADAPTIVE, True))
 ]
 
 single_tasks = _stream_tasks("single", lambda q, s, _l: single_streams(q), BOTH)
 
-punctuated_tasks = _stream_tasks("punctuated", lambda q, s, _l: punctuated_streams(q), BOTH)
+punctuated_tasks = _stream_tasks(
+    "punctuated", lambda q, s, _l: punctuated_streams(q), BOTH + HYPOTHESIS_SERIES
+)
 
-fair_tasks = _stream_tasks("fair", lambda q, s, _l: fair_streams(q, s), BOTH)
+fair_tasks = _stream_tasks("fair", lambda q, s, _l: fair_streams(q, s), BOTH + HYPOTHESIS_SERIES)
 
 unfair_tasks = _stream_tasks(
-    "unfair", lambda q, s, label: unfair_streams(q, s, label), BOTH + ADMISSION_SERIES
+    "unfair",
+    lambda q, s, label: unfair_streams(q, s, label),
+    BOTH + ADMISSION_SERIES + HYPOTHESIS_SERIES,
 )
 
 
@@ -345,7 +405,9 @@ def _why_ports(t: pd.DataFrame) -> str:
 
 
 def _punctuated_published() -> list[Published]:
+    tables = [seed.TABLE_5_1, seed.TABLE_5_2]
     return [
+        bottleneck_published(tables, DEFAULT_BUFFER),
         *table_published(seed.TABLE_5_1),
         *table_published(seed.TABLE_5_2),
         Published(
@@ -357,16 +419,20 @@ def _punctuated_published() -> list[Published]:
             check=_third_of(),
             why=_why_ports,
         ),
-        _buffer_fit([seed.TABLE_5_1, seed.TABLE_5_2]),
+        _buffer_fit(tables),
+        *hypothesis_published(tables, "punctuated", TOLERANCES["pct_lost"]),
         NO_VIOLATIONS,
     ]
 
 
 def _fair_published() -> list[Published]:
+    tables = [seed.TABLE_5_3, seed.TABLE_5_4]
     return [
+        bottleneck_published(tables, DEFAULT_BUFFER),
         *table_published(seed.TABLE_5_3),
         *table_published(seed.TABLE_5_4),
-        _buffer_fit([seed.TABLE_5_3, seed.TABLE_5_4]),
+        _buffer_fit(tables),
+        *hypothesis_published(tables, "fair", TOLERANCES["pct_lost"]),
         NO_VIOLATIONS,
     ]
 
@@ -405,26 +471,42 @@ def _table_5_5_published() -> list[Published]:
     return out
 
 
+def expected_refused_nodes(run: pd.DataFrame) -> set[int]:
+    """The nodes the seed's admission rule refuses in one run: Σu on the
+    wire ≤ 1 − reserve (reserve 0) at the port toward the receiver, the
+    streams taken in the order they started (the run's own `start_s`; a
+    refused stream's scheduled start), ties in node order; u from Table
+    5.5's rate, 8,258 wire bytes per 8,192 of payload."""
+    rates = {node: rate * 1e6 for node, _w, rate in seed.table_5_5()}
+    order = run.sort_values(["start_s", "node"])
+    nodes = [int(n) for n in order["node"]]
+    refused = expected_refusals([rates[n] for n in nodes])
+    return {nodes[i] for i in refused}
+
+
 def _admission_check(t: pd.DataFrame) -> tuple[bool | None, str]:
     rates = [rate * 1e6 for _n, _w, rate in seed.table_5_5()]
-    want = {i + 1 for i in expected_refusals(rates)}
     total = sum(wire_utilization(r) for r in rates)
     adm = t[t["series"].astype(str).str.endswith("admission")]
     if adm.empty:
         return None, "the admission series were not run"
     shows, ok = [], True
-    for (s, buf), g in adm.groupby(["series", "buffer"], sort=False):
+    for (s, buf, sd), g in adm.groupby(["series", "buffer", "seed"], sort=False):
+        want = expected_refused_nodes(g)
         refused = set(g.loc[~g["admitted"].astype(bool), "node"].astype(int))
         ports = sorted({str(x) for x in g["refused_at"] if x})
         ok &= refused == want and bool(ports)
+        order = [int(n) for n in g.sort_values(["start_s", "node"])["node"]]
         others = g[g["admitted"].astype(bool)]
         shows.append(
-            f"{s} ({buf}): refused node(s) {sorted(refused) or 'none'} at {ports or 'no port'}; "
-            f"the others lose at most {others['pct_lost'].max():.2f} %"
+            f"{s} ({buf}, seed {sd}): start order {order}, the rule refuses {sorted(want)}, "
+            f"the simulator refused {sorted(refused) or 'none'} at {ports or 'no port'}; the "
+            f"others lose at most {others['pct_lost'].max():.2f} %"
         )
     return ok, (
         f"Table 5.5's reservations ask {total:.4f} of the port on the wire (8,258 bytes per "
-        f"8,192 of payload); the rule refuses node(s) {sorted(want)}. " + "; ".join(shows)
+        "8,192 of payload), so the last stream to start that does not fit is refused. "
+        + "; ".join(shows)
     )
 
 
@@ -434,7 +516,9 @@ def _unfair_published() -> list[Published]:
     for s in (NON_ADAPTIVE, ADAPTIVE):
         issue_rows.append(_loss_range(s, 1, 25, 50, what))
         issue_rows += [_loss_below(s, n, 5, what) for n in range(2, 7)]
+    tables = [seed.TABLE_5_6, seed.TABLE_5_7]
     return [
+        bottleneck_published(tables, DEFAULT_BUFFER),
         *_table_5_5_published(),
         *table_published(seed.TABLE_5_6),
         *table_published(seed.TABLE_5_7),
@@ -443,12 +527,14 @@ def _unfair_published() -> list[Published]:
             "admission with headers counted refuses what does not fit",
             "issue 21, item 9: 'The payloads sum to 1 Gb/s, so on the wire they offer about "
             "1.008 Gb/s'; the seed's admission rule, Section 4.1",
-            claim="with admission on (Σu ≤ 1 on the wire, in node order) the simulator refuses "
-            "exactly the streams the rule refuses, names the port, and the rest run",
+            claim="with admission on (Σu ≤ 1 on the wire at the port toward h0, in the order "
+            "the streams start), the simulator refuses in every run exactly the streams the "
+            "rule refuses in that run's start order, names the port, and the rest run",
             check=_admission_check,
             why=_why_ports,
         ),
-        _buffer_fit([seed.TABLE_5_6, seed.TABLE_5_7]),
+        _buffer_fit(tables),
+        *hypothesis_published(tables, "unfair", TOLERANCES["pct_lost"]),
         NO_VIOLATIONS,
     ]
 
@@ -661,6 +747,7 @@ def _why_unbounded(t: pd.DataFrame) -> str:
 def _bounds_published() -> list[Published]:
     return [
         NO_VIOLATIONS,
+        HYPOTHESIS_BOUNDS,
         Published(
             "with admission on, every port has a finite bound",
             "issue 21, item 7: admitted reservations sum to at most the port, so Σr ≤ R",
@@ -715,7 +802,7 @@ EXPERIMENTS = [
             "turn. The seed gives no start times: from the counts and rates the primary lives "
             "2.032 s and a burst 131 ms, and the bursts are spread evenly over the primary's "
             "life (equal gaps of 229 ms before, between and after; burst k starts at "
-            "0.229 + 0.361·k s)."
+            "0.229 + 0.361·k s). " + SETUP_TEXT
         ),
         tasks=punctuated_tasks,
         summarize=summarize_streams,
@@ -729,7 +816,7 @@ EXPERIMENTS = [
         setup=setup_text(
             "Six clients h1..h6 -> h0 at 163 Mb/s each (394 µs; the tables' send rates), 5,076 "
             f"datagrams each, starting within {START_SPREAD_S * 1e3:g} ms of one another at "
-            "seeded instants."
+            "seeded instants. " + SETUP_TEXT
         ),
         tasks=fair_tasks,
         summarize=summarize_streams,
@@ -745,7 +832,7 @@ EXPERIMENTS = [
             "Six clients at Table 5.5's reservations (500, 250, 125, 62.5, 31.25, 31.25 Mb/s), "
             "each sending its row's count of Table 5.6 (non-adaptive) or 5.7 (adaptive), starting "
             f"within {START_SPREAD_S * 1e3:g} ms. Their payloads sum to 1 Gb/s, 1.008 Gb/s on the "
-            "wire: the extra series turn admission on (headers counted)."
+            "wire: the extra series turn admission on (headers counted). " + SETUP_TEXT
         ),
         tasks=unfair_tasks,
         summarize=summarize_streams,

@@ -13,9 +13,17 @@ from typing import TYPE_CHECKING, Any
 
 import pandas as pd
 
+from ..units import parse_time_ps
 from .base import Published, Summary
-from .radon_seed import ISSUE
-from .radon_testbed import ETHERNET_BYTES, IP_PACKET_BYTES, SWITCH, UDP_IP_BYTES, buffer_bytes
+from .radon_seed import ISSUE, SeedTable
+from .radon_testbed import (
+    ETHERNET_BYTES,
+    IP_PACKET_BYTES,
+    SWITCH,
+    UDP_IP_BYTES,
+    buffer_bytes,
+    is_hypothesis,
+)
 
 if TYPE_CHECKING:
     from ..result import Result
@@ -81,6 +89,17 @@ def peak_offered_wire_mbps(streams: pd.DataFrame, factor: float) -> float:
     return peak
 
 
+def start_of(task: Task, s: pd.Series) -> float:
+    """When a stream started, in seconds: the `streams` table's `start_s`;
+    a refused stream never sends (its `start_s` is empty), so its
+    scenario's workload `start`, the instant admission decided on it."""
+    start = s.get("start_s", math.nan)
+    if bool(s["admitted"]) and not pd.isna(start):
+        return float(start)
+    work = task.scenario["workload"][int(s["workload"])]
+    return parse_time_ps(str(work.get("start", "0s"))) / 1e12
+
+
 STREAM_COLUMNS = (
     "send_rate_mbps",
     "num_sent",
@@ -98,8 +117,9 @@ def stream_rows(task: Task, r: Result) -> list[dict[str, Any]]:
     """One row per Radon stream of a run: the task's labels, the node, the
     `streams` table's columns, and what explains its losses: the switch
     port toward its receiver (drops, peak backlog, its buffer, the bound and
-    its status), the sender's own NIC queue drops, the peak offered wire
-    load, and the run's bound violations."""
+    its status and Σu), the sender's own NIC queue drops, the peak offered
+    wire load, the run's bound violations, and when the stream started
+    (:func:`start_of`: the order admission decided in)."""
     st = run_table(r, "streams")
     bounds = run_table(r, "port_bounds")
     ports = r.ports
@@ -116,6 +136,7 @@ def stream_rows(task: Task, r: Result) -> list[dict[str, Any]]:
         row["refused_at"] = "" if pd.isna(s["refused_at"]) else str(s["refused_at"])
         for c in STREAM_COLUMNS:
             row[c] = float(s[c])
+        row["start_s"] = start_of(task, s)
         row["port_drops"] = float(port["drop_pkts"]) if port is not None else math.nan
         row["port_max_backlog_bytes"] = float(port["max_bytes"]) if port is not None else math.nan
         row["buffer_bytes"] = buffer_bytes(task.labels.get("buffer"))
@@ -125,6 +146,7 @@ def stream_rows(task: Task, r: Result) -> list[dict[str, Any]]:
             float(bound["backlog_bound_bytes"]) if bound is not None else math.nan
         )
         row["bound_status"] = str(bound["status"]) if bound is not None else ""
+        row["port_sum_u"] = float(bound["sum_u"]) if bound is not None else math.nan
         row["bound_violations"] = int(r.summary.get("bound_violations", 0))
         rows.append(row)
     return rows
@@ -168,34 +190,123 @@ def _mean(sel: pd.DataFrame, col: str) -> float:
     return float(sel[col].astype(float).mean()) if col in sel and len(sel) else math.nan
 
 
-def why_stream(sel: pd.DataFrame) -> str:
-    """Why a stream's number departs, from the run's own tables: whether it
-    was admitted, what the switch port toward its receiver dropped and held
-    against its buffer, what the streams offered, what the sender's own NIC
-    queue dropped, and the stream's mean wait."""
-    if sel.empty:
-        return ""
-    n = int(sel["seed"].nunique()) if "seed" in sel else 1
+def _refused_text(sel: pd.DataFrame) -> str:
     if "admitted" in sel and not bool(sel["admitted"].all()):
         at = "/".join(sorted({str(x) for x in sel["refused_at"] if x}))
         return f"admission refused this stream at port {at}: it never started"
-    parts = [
-        f"in this run ({n} seed(s)) the switch port toward the receiver dropped "
-        f"{_mean(sel, 'port_drops'):.0f} datagrams of all streams, its backlog peaked at "
-        f"{_mean(sel, 'port_max_backlog_bytes'):.0f} of {_mean(sel, 'buffer_bytes'):.0f} bytes, "
-        f"the streams offered at most {_mean(sel, 'peak_offered_wire_mbps'):.1f} Mb/s on the wire",
-        f"the sender's NIC queue dropped {_mean(sel, 'host_drops'):.0f}",
+    return ""
+
+
+def _stream_text(sel: pd.DataFrame) -> str:
+    return (
         f"this stream lost {_mean(sel, 'num_lost'):.0f} of {_mean(sel, 'num_sent'):.0f} "
         f"at a mean wait of {_mean(sel, 'mean_wait_us'):.1f} µs "
-        f"(last {_mean(sel, 'final_wait_us'):.1f} µs)",
-    ]
+        f"(last {_mean(sel, 'final_wait_us'):.1f} µs)"
+    )
+
+
+#: Where nothing in the model overflowed, what that means.
+NOTHING_OVERFLOWED = (
+    "nothing in the modelled testbed overflowed, so a loss the seed measured came from what the "
+    "model leaves out (its hosts' receive path and its switch's internals; the seed's switch "
+    "counted no drops, Section 5.3)"
+)
+
+
+def bottleneck_text(sel: pd.DataFrame, *, conclude: bool = True) -> str:
+    """What the modelled bottleneck did in the runs of ``sel`` (one series):
+    the same for every stream of a run. ``conclude``: where nothing
+    overflowed, say what that means (NOTHING_OVERFLOWED) or only that."""
+    n = int(sel["seed"].nunique()) if "seed" in sel else 1
+    text = (
+        f"({n} seed(s)) the switch port toward the receiver dropped "
+        f"{_mean(sel, 'port_drops'):.0f} datagrams of all streams, its backlog peaked at "
+        f"{_mean(sel, 'port_max_backlog_bytes'):.0f} of {_mean(sel, 'buffer_bytes'):.0f} bytes, "
+        f"the streams offered at most {_mean(sel, 'peak_offered_wire_mbps'):.1f} Mb/s on the "
+        f"wire; the senders' NIC queues dropped {_mean(sel, 'host_drops'):.0f}"
+    )
     if _mean(sel, "port_drops") == 0 and _mean(sel, "host_drops") == 0:
-        parts.append(
-            "nothing in the modelled testbed overflowed, so a loss the seed measured came from "
-            "what the model leaves out (its hosts' receive path and its switch's internals; the "
-            "seed's switch counted no drops, Section 5.3)"
+        text += "; " + (NOTHING_OVERFLOWED if conclude else "nothing overflowed")
+    return text
+
+
+def why_stream(sel: pd.DataFrame) -> str:
+    """Why a stream's number departs, from the run's own tables: whether it
+    was admitted, the stream's losses and mean wait, and what the
+    bottleneck did (:func:`bottleneck_text`)."""
+    if sel.empty:
+        return ""
+    refused = _refused_text(sel)
+    if refused:
+        return refused
+    return f"{_stream_text(sel)}; in this run {bottleneck_text(sel)}"
+
+
+#: The row of each table experiment that says once per series what the
+#: bottleneck did; the stream rows' whys refer to it.
+BOTTLENECK = "the modelled bottleneck, per series"
+
+
+def why_stream_brief(sel: pd.DataFrame) -> str:
+    """:func:`why_stream` without what the bottleneck did, which the
+    experiment's BOTTLENECK row says once per series."""
+    if sel.empty:
+        return ""
+    refused = _refused_text(sel)
+    if refused:
+        return refused
+    series = "/".join(sorted({str(x) for x in sel.get("series", [])}))
+    return f"{_stream_text(sel)}; the port and NIC queues in {series}: row '{BOTTLENECK}'"
+
+
+def bottleneck_published(tables: Sequence[SeedTable], buffer: str) -> Published:
+    """Once per experiment, per series at ``buffer``: what the modelled
+    bottleneck did (the stream rows refer to it), and whether it dropped
+    datagrams in each series where the seed lost some (a row of 1 % or more)."""
+
+    def per_series(t: pd.DataFrame) -> list[tuple[str, pd.DataFrame, float | None]]:
+        d = t[t["buffer"] == buffer] if "buffer" in t else t
+        out = []
+        for s, g in d.groupby("series", sort=False):
+            lost = [max(r.pct_lost for r in st.rows) for st in tables if st.series == s]
+            out.append((str(s), g, max(lost) if lost else None))
+        return out
+
+    def check(t: pd.DataFrame) -> tuple[bool | None, str]:
+        if t.empty or "series" not in t:
+            return None, "no run"
+        shows, ok = [], True
+        for s, g, seed_max in per_series(t):
+            dropped = _mean(g, "port_drops") + _mean(g, "host_drops") > 0
+            text = f"{s}: {bottleneck_text(g, conclude=False)}"
+            if seed_max is not None:
+                text += f"; the seed's largest loss in this series {seed_max:g} %"
+                ok &= dropped or seed_max < 1.0
+            shows.append(text)
+        return ok, " | ".join(shows)
+
+    def why(t: pd.DataFrame) -> str:
+        bad = [
+            s
+            for s, g, seed_max in per_series(t)
+            if seed_max is not None
+            and seed_max >= 1.0
+            and _mean(g, "port_drops") + _mean(g, "host_drops") == 0
+        ]
+        return (
+            f"in {', '.join(bad)}: {NOTHING_OVERFLOWED}; the hypothesis series model one such "
+            "receive path"
         )
-    return "; ".join(parts)
+
+    return Published(
+        BOTTLENECK,
+        "the run's ports table (docs/radon.md, 'Tables') beside the seed's tables",
+        claim=f"at {buffer}, in each of the seed's series where it lost datagrams (a row of 1 % "
+        "or more), the modelled testbed dropped some (the switch port toward h0 or a sender's "
+        "NIC queue); the per-series figures here are what the stream rows' whys refer to",
+        check=check,
+        why=why,
+    )
 
 
 #: What identifies one run (and, in the bounds table, one port of it).
@@ -208,7 +319,17 @@ def one_row_per_run(t: pd.DataFrame) -> pd.DataFrame:
     return t.drop_duplicates([c for c in RUN_KEYS if c in t])
 
 
+def model_runs(t: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the study's model of the testbed: without the hypothesis
+    series, whose shaped port the simulator's bound does not know
+    (HYPOTHESIS_BOUNDS)."""
+    if "series" not in t:
+        return t
+    return t[~t["series"].map(is_hypothesis)]
+
+
 def no_violations(t: pd.DataFrame) -> tuple[bool | None, str]:
+    t = model_runs(t)
     if "bound_violations" not in t or t.empty:
         return None, "no run reported its bounds"
     v = one_row_per_run(t)
@@ -224,6 +345,7 @@ def no_violations(t: pd.DataFrame) -> tuple[bool | None, str]:
 def why_violations(t: pd.DataFrame) -> str:
     """Which runs held more than a bound, and by how much where the table
     has the port's figures."""
+    t = model_runs(t)
     bad = one_row_per_run(t[t["bound_violations"] > 0]) if "bound_violations" in t else t.iloc[0:0]
     parts = []
     for _, r in bad.iterrows():
@@ -241,7 +363,8 @@ NO_VIOLATIONS = Published(
     "zero network-calculus bound violations in every run",
     ISSUE + " and issue 21, item 7",
     claim="no port of any run of this experiment held more than its backlog bound (the "
-    "port_bounds table: no status 'violated'; the run's bound_violations is 0)",
+    "port_bounds table: no status 'violated'; the run's bound_violations is 0); the hypothesis "
+    "series have a row of their own",
     check=no_violations,
     why=why_violations,
 )
