@@ -320,9 +320,8 @@ def one_row_per_run(t: pd.DataFrame) -> pd.DataFrame:
 
 
 def model_runs(t: pd.DataFrame) -> pd.DataFrame:
-    """The rows of the study's model of the testbed: without the hypothesis
-    series, whose shaped port the simulator's bound does not know
-    (HYPOTHESIS_BOUNDS)."""
+    """The rows of the study's model of the testbed, without the hypothesis
+    series (which HYPOTHESIS_BOUNDS checks on their own)."""
     if "series" not in t:
         return t
     return t[~t["series"].map(is_hypothesis)]

@@ -765,7 +765,18 @@ fn generate(g: &mut G) -> Table {
                 );
             }
         }
+        if g.chance(0.2) {
+            m.insert("radon_series".into(), g.boolean());
+        }
         sc.insert("metrics".into(), Value::Table(m));
+    }
+    if g.chance(0.1) {
+        let mut l = Table::new();
+        l.insert(
+            "framing".into(),
+            g.choose(&["38B", "0B"], &["2KiB", "-1B", "38"]),
+        );
+        sc.insert("link".into(), Value::Table(l));
     }
     if g.chance(0.05) {
         let mut l = Table::new();
@@ -1082,6 +1093,18 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
                     g.choose(&["1500B", "64B", "9000B"], SIZES_BAD),
                 );
             }
+            if g.chance(0.2) {
+                w.insert("packets".into(), Value::Integer(g.pick(&[1, 100, 0, -3])));
+            }
+            if g.chance(0.2) {
+                w.insert(
+                    "stop".into(),
+                    g.sized(&["5ms", "1ms"], TIMES_BAD, TIMES_BIG),
+                );
+            }
+            if g.chance(0.3) {
+                radon_fields(g, &mut w);
+            }
         }
     }
     if k != "udp" && g.chance(0.15) {
@@ -1095,6 +1118,70 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
         w.insert(f.into(), Value::Integer(3));
     }
     w
+}
+
+/// A udp workload made a Radon stream (docs/radon.md): the transport, a
+/// reservation, and its own `radon` table, each now and then wrong.
+fn radon_fields(g: &mut G, w: &mut Table) {
+    w.insert(
+        "transport".into(),
+        g.choose(&["radon"], &["Radon", "tcp", ""]),
+    );
+    if g.chance(0.3) {
+        w.remove("rate");
+        w.insert(
+            "utilization".into(),
+            Value::Float(g.pick(&[0.1, 0.5, 1.0, 0.0, -1.0, 1.5, f64::NAN])),
+        );
+    }
+    if g.chance(0.4) {
+        w.insert(
+            "period".into(),
+            g.sized(&["10ms", "1ms", "200us"], TIMES_BAD, TIMES_BIG),
+        );
+    }
+    if g.chance(0.5) {
+        let mut r = Table::new();
+        r.insert("adaptive".into(), Value::Boolean(g.chance(0.5)));
+        r.insert(
+            "response".into(),
+            g.choose(
+                &[
+                    "percent_budget",
+                    "percent_budget_window",
+                    "less_laxity_more",
+                ],
+                &["percent", ""],
+            ),
+        );
+        r.insert(
+            "model".into(),
+            g.choose(&["median5", "basic", "pathload"], &["median"]),
+        );
+        r.insert(
+            "stamp".into(),
+            g.choose(&["socket", "nic", "application"], &["tsc"]),
+        );
+        if g.chance(0.3) {
+            r.insert(
+                "feedback_every".into(),
+                Value::Integer(g.pick(&[1, 5, 0, 100_000])),
+            );
+        }
+        if g.chance(0.3) {
+            r.insert(
+                "reserve".into(),
+                Value::Float(g.pick(&[0.0, 0.2, 1.0, -0.5])),
+            );
+        }
+        if g.chance(0.2) {
+            r.insert(
+                "wait_max".into(),
+                g.sized(&["10ms", "1ms"], TIMES_BAD, TIMES_BIG),
+            );
+        }
+        w.insert("radon".into(), Value::Table(r));
+    }
 }
 
 /// Every (path, value) leaf and table of `t`, for mutation.
