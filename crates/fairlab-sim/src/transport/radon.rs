@@ -195,6 +195,7 @@ impl RadonFlow {
     }
 
     /// The sender's poll: the datagrams it sends now, and its next poll.
+    #[cold]
     #[inline(never)]
     pub(super) fn on_timer(&mut self, now: Time, out: &mut Outbox) -> Step {
         if self.stats.sent >= self.limit || now >= self.stop {
@@ -251,6 +252,7 @@ impl RadonFlow {
     /// A datagram of this stream arrives: data at the receiver, feedback
     /// at the sender. Out of line: the event loop's TCP path keeps the
     /// inlining it had without Radon.
+    #[cold]
     #[inline(never)]
     pub(super) fn on_packet(&mut self, now: Time, pkt: &Packet, out: &mut Outbox) -> Step {
         if pkt.side() == 1 {
@@ -331,6 +333,8 @@ impl RadonFlow {
     }
 
     /// A datagram its own host's queue refused.
+    #[cold]
+    #[inline(never)]
     pub(super) fn on_local_drop(&mut self, pkt: &Packet) {
         if pkt.side() == 0 {
             self.stats.local_drops += 1;
