@@ -753,7 +753,15 @@ fn the_reference_scenario_in_the_docs_validates_as_written() {
         .max_by_key(|b| b.len())
         .expect("a toml block");
     let sc = Scenario::from_toml_str(block).unwrap_or_else(|e| panic!("{e}"));
-    assert_eq!(sc.workloads.len(), 5, "every workload kind is shown");
+    let kinds: std::collections::BTreeSet<&str> = sc.workloads.iter().map(|w| w.kind()).collect();
+    assert_eq!(kinds.len(), 5, "every workload kind is shown: {kinds:?}");
+    let transports: std::collections::BTreeSet<&str> =
+        sc.workloads.iter().map(|w| w.transport().name()).collect();
+    assert_eq!(
+        transports.len(),
+        3,
+        "every transport is shown: {transports:?}"
+    );
     crate::spec::build(&sc, None).unwrap_or_else(|e| panic!("{e}"));
 }
 
