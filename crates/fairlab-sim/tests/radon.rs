@@ -206,3 +206,55 @@ fn the_series_shows_each_model_beside_the_true_queue() {
         q[last]
     );
 }
+
+#[test]
+fn bad_radon_input_is_refused_in_one_line_naming_the_field() {
+    let base = testbed("256KiB", "");
+    let cases = [
+        (
+            stream("h1", "500Mbps", 10, "0s", "radon = { reserve = 0.1 }"),
+            "workload[0].radon.reserve",
+        ),
+        (
+            stream("h1", "500Mbps", 10, "0s", "radon = { feedback_every = 0 }"),
+            "workload[0].radon.feedback_every",
+        ),
+        (
+            stream("h1", "500Mbps", 10, "0s", "period = \"0s\""),
+            "workload[0].period",
+        ),
+        (
+            stream("h1", "500Mbps", 10, "0s", "arrivals = \"poisson\"")
+                .replace("arrivals = \"periodic\"\n", ""),
+            "workload[0].arrivals",
+        ),
+        (stream("h1", "500Mbps", 0, "0s", ""), "workload[0].packets"),
+        (
+            stream("h1", "500Mbps", 10, "0s", "")
+                .replace("packet_size = \"8220B\"", "packet_size = \"40B\""),
+            "workload[0].packet_size",
+        ),
+        (
+            stream("h1", "500Mbps", 10, "0s", "")
+                .replace("rate = \"500Mbps\"", "utilization = 1.5"),
+            "workload[0].utilization",
+        ),
+        // A Radon field on a plain UDP flow.
+        (
+            stream("h1", "500Mbps", 10, "0s", "period = \"10ms\"")
+                .replace("transport = \"radon\"\n", ""),
+            "workload[0].period",
+        ),
+    ];
+    for (w, field) in cases {
+        let text = format!("{base}{w}");
+        let e = Scenario::from_toml_str(&text)
+            .and_then(|sc| sc.resolve().map(|_| ()))
+            .expect_err(&format!("{field}\n{text}"));
+        assert!(e.to_string().starts_with(field), "{field}: {e}");
+        assert_eq!(e.to_string().lines().count(), 1, "{e}");
+    }
+    // A stray [radon] key is refused by name.
+    let e = Scenario::from_toml_str(&format!("{base}[radon]\nadaptiv = true\n")).unwrap_err();
+    assert!(e.to_string().contains("adaptiv"), "{e}");
+}

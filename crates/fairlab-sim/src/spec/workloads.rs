@@ -621,6 +621,14 @@ impl UdpSpec {
         }
         if let Some(r) = &self.radon {
             r.validate(&cx.at("radon"))?;
+            if let Some(v) = r.reserve {
+                // Admission keeps one reserve per port, shared by every
+                // stream that crosses it.
+                return Err(ScenarioError::new(
+                    cx.at("radon.reserve"),
+                    format!("{v} is a port's setting, not a stream's; expected it in [radon]"),
+                ));
+            }
         }
         Ok(())
     }
