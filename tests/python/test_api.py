@@ -293,12 +293,6 @@ def test_example_scenarios_run_and_show_what_they_say():
     examples = Path(fairlab.__file__).parent / "examples"
     files = sorted(examples.glob("*.toml"))
     assert len(files) >= 3
-    from fairlab.studies import radon
-
-    # The Radon example waits for the simulator's Radon (issue 21);
-    # test_study_radon.py checks it is the study's scenario until then.
-    if radon.simulator_support() is not None:
-        files = [f for f in files if not f.name.startswith("radon-")]
     for f in files:
         fairlab.validate(f)
     dctcp = fairlab.simulate(examples / "dctcp-incast.toml")

@@ -265,14 +265,8 @@ def test_every_study_run_fits_the_default_limits():
     """The limits refuse runaways, not the studies: every run of every
     experiment, at full scale, validates as it is (some raise a limit)."""
     from fairlab import studies
-    from fairlab.studies import radon
 
-    # The Radon study's scenarios wait for the simulator's Radon (issue 21);
-    # test_study_radon.py checks them against the design until then.
-    waiting = set() if radon.simulator_support() is None else {"radon"}
     for name in studies.names():
-        if name in waiting:
-            continue
         for ex in studies.get(name).experiments:
             for task in ex.tasks(False):
                 fairlab.validate(task.scenario)

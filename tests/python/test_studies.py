@@ -15,24 +15,11 @@ from fairlab import __version__, report, studies
 from fairlab.studies.base import NOT_RUN, OUTSIDE, QUALITATIVE, WITHIN
 
 
-def _waiting_for_the_simulator() -> set[str]:
-    """Studies whose runs this simulator cannot run yet: the Radon study
-    while the simulator refuses `transport = "radon"` (issue 21: the study
-    and the simulator's Radon are built in parallel). Once the simulator
-    takes the study's scenarios, the study runs here like every other;
-    tests/python/test_study_radon.py tests it without the simulator."""
-    from fairlab.studies import radon
-
-    return set() if radon.simulator_support() is None else {"radon"}
-
-
 @pytest.fixture(scope="module")
 def quick_reports(tmp_path_factory):
     """study name -> (Study, outcomes, report directory)."""
     out = {}
     for name in studies.names():
-        if name in _waiting_for_the_simulator():
-            continue
         st = studies.get(name)
         outcomes = [report.run_experiment(e, quick=True, jobs=2) for e in st.experiments]
         d = tmp_path_factory.mktemp(name)
@@ -362,3 +349,17 @@ def test_hashcast_least_loaded_queue_brings_rt_under_1_2():
         for s in (1, 3, 4)
     )
     assert hashed["rt"].min() >= 1.9, hashed.to_string()
+
+
+def test_every_departure_of_the_radon_study_says_why(quick_reports):
+    """A row outside the seed's number, or a claim that does not hold, whose
+    published entry can explain itself, carries the run's why."""
+    _, outcomes, _ = quick_reports["radon"]
+    explained = 0
+    for o in outcomes:
+        assert len(o.summary.table) > 0, o.experiment.name
+        for p, (_, r) in zip(o.experiment.published, o.verdicts.iterrows(), strict=True):
+            if p.why is not None and (r["verdict"] == OUTSIDE or r.get("holds") is False):
+                assert r["why"], (o.experiment.name, p.label)
+                explained += 1
+    assert explained > 0

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 import os
-import time
 from pathlib import Path
 
 import fairlab
@@ -739,27 +738,6 @@ def test_report_shows_the_why_beside_a_departure():
         pd.DataFrame({"k": ["a"], "x": [150.0]}), [base.Published("a", "s", {"k": "a"}, "x", 1.0)]
     )
     assert "why (from this run)" not in report._verdict_table(plain)
-
-
-# ---------------------------------------------------------------------------
-# With a simulator that runs Radon: the whole study in quick mode.
-
-
-def test_whole_study_quick_under_a_minute(tmp_path):
-    """Runs (no skip): a simulator without Radon fails here."""
-    from fairlab import report
-
-    assert radon.simulator_support() is None, radon.simulator_support()
-    t0 = time.perf_counter()
-    outcomes = [report.run_experiment(e, quick=True, jobs=2) for e in radon.STUDY.experiments]
-    wall = time.perf_counter() - t0
-    report.write(radon.STUDY, outcomes, tmp_path, command="fairlab reproduce radon --quick")
-    assert wall < 60, f"quick study took {wall:.0f} s"
-    for o in outcomes:
-        assert len(o.summary.table) > 0, o.experiment.name
-        for p, (_, r) in zip(o.experiment.published, o.verdicts.iterrows(), strict=True):
-            if r["verdict"] == OUTSIDE and p.why is not None:
-                assert r["why"], (o.experiment.name, p.label)
 
 
 def test_violations_are_counted_per_run_and_port():

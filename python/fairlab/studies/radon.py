@@ -883,15 +883,3 @@ STUDY = Study(
     doc="docs/radon.md",
     experiments=EXPERIMENTS,
 )
-
-
-def simulator_support() -> str | None:
-    """None when this simulator runs Radon streams; otherwise why not (the
-    spec's refusal of the study's first scenario, one line)."""
-    import fairlab
-
-    try:
-        fairlab.validate(single_tasks(True)[0].scenario)
-    except fairlab.ScenarioError as e:
-        return str(e).splitlines()[0]
-    return None
