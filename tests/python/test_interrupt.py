@@ -86,6 +86,10 @@ def interrupt(p: subprocess.Popen, group: bool = False) -> tuple[float, str, str
     return time.monotonic() - t0, out, err
 
 
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.fixture
 def start(tmp_path):
     """Starts a process in its own group; kills what is left of it afterwards."""
@@ -99,6 +103,10 @@ def start(tmp_path):
             text=True,
             cwd=tmp_path,
             start_new_session=True,
+            # Ctrl-C as a terminal gives it, even when these tests run under
+            # a shell that started them in the background (which ignores
+            # SIGINT in every child: Python then installs no handler).
+            preexec_fn=_default_sigint,
         )
         started.append(p)
         return p
