@@ -27,7 +27,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.out:
         out = res.to_parquet(args.out)
         print(f"tables written to {out}/ (" + ", ".join(f"{t}.parquet" for t in res.tables) + ")")
-    violations = res.bound_violations() if hasattr(res, "bound_violations") else 0
+    violations = res.bound_violations()
     if violations:
         # A bound the run exceeded is a failed check, not a number to read past.
         print(

@@ -11,7 +11,7 @@
 
 use super::{secs, Collector, Column, Table};
 use crate::net::{Network, NodeId, PortId};
-use crate::packet::{Packet, TCP_IP_HEADER};
+use crate::packet::TCP_IP_HEADER;
 use crate::sim::Simulation;
 use crate::units::{Bytes, Time};
 
@@ -50,13 +50,8 @@ impl Collector for Paths {
         let (mut one_way, mut rtt) = (Vec::with_capacity(n), Vec::with_capacity(n));
         for (i, e) in sim.endpoints.iter().enumerate() {
             let (a, b, fwd_hash, rev_hash, size) = e.path_probe();
-            let probe = |dst: NodeId, hash: u32| Packet {
-                dst,
-                hash,
-                ..Packet::blank()
-            };
-            let fwd = net.path(a, &probe(b, fwd_hash));
-            let rev = rev_hash.map(|h| net.path(b, &probe(a, h)));
+            let fwd = net.path_to(a, b, fwd_hash);
+            let rev = rev_hash.map(|h| net.path_to(b, a, h));
             flow_id.push(i as i64);
             src.push(net.nodes[a as usize].name.clone());
             dst.push(net.nodes[b as usize].name.clone());

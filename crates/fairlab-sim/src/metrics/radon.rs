@@ -11,7 +11,7 @@
 //! counts every byte each datagram takes on the wire.
 
 use super::{secs, Collector, Column, Summary, Table, Value};
-use crate::packet::{Packet, UDP_IP_HEADER};
+use crate::packet::UDP_IP_HEADER;
 use crate::sim::Simulation;
 use crate::transport::{RadonFlow, Reserved};
 use crate::units::{Bytes, Time};
@@ -173,17 +173,15 @@ pub struct RadonSeries;
 /// serialization (with framing) and propagation.
 fn base_owd(sim: &Simulation, r: &RadonFlow) -> Time {
     let (a, b, hash, _, size) = r.path_probe();
-    let probe = Packet {
-        dst: b,
-        hash,
-        ..Packet::blank()
-    };
     let wire = Bytes(size.get() + sim.framing().get());
-    sim.net.path(a, &probe).iter().fold(Time::ZERO, |t, &p| {
-        let port = &sim.net.ports[p as usize];
-        t.saturating_add(port.delay)
-            .saturating_add(port.rate.serialization(wire))
-    })
+    sim.net
+        .path_to(a, b, hash)
+        .iter()
+        .fold(Time::ZERO, |t, &p| {
+            let port = &sim.net.ports[p as usize];
+            t.saturating_add(port.delay)
+                .saturating_add(port.rate.serialization(wire))
+        })
 }
 
 fn depth(e: Option<Estimate>) -> f64 {

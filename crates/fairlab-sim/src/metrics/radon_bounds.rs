@@ -21,7 +21,7 @@
 use super::radon::reserved_streams;
 use super::{Collector, Column, Summary, Table, Value};
 use crate::net::PortId;
-use crate::packet::{Packet, UDP_IP_HEADER};
+use crate::packet::UDP_IP_HEADER;
 use crate::sim::Simulation;
 use crate::units::PS_PER_SEC;
 use fairlab_radon_core::{port_bounds, Feedback, PortBound, RateLatency, TokenBucket};
@@ -45,14 +45,13 @@ struct Row {
     status: &'static str,
 }
 
-/// The forward path of `(a, b, hash)`.
-fn path(sim: &Simulation, a: u32, b: u32, hash: u32) -> Vec<PortId> {
-    let probe = Packet {
-        dst: b,
-        hash,
-        ..Packet::blank()
-    };
-    sim.net.path(a, &probe)
+/// The ports from host `a` to host `b` of flow hash `hash`, as indices.
+fn path(sim: &Simulation, a: u32, b: u32, hash: u32) -> Vec<usize> {
+    sim.net
+        .path_to(a, b, hash)
+        .into_iter()
+        .map(|p| p as usize)
+        .collect()
 }
 
 /// Ports that carry packets of any endpoint that is not a Radon stream.
@@ -60,21 +59,22 @@ fn unreserved_ports(sim: &Simulation) -> BTreeSet<usize> {
     let mut out = BTreeSet::new();
     for e in sim.endpoints.iter().filter(|e| e.as_radon().is_none()) {
         let (a, b, h, back, _) = e.path_probe();
-        out.extend(path(sim, a, b, h).into_iter().map(|p| p as usize));
+        out.extend(path(sim, a, b, h));
         if let Some(h) = back {
-            out.extend(path(sim, b, a, h).into_iter().map(|p| p as usize));
+            out.extend(path(sim, b, a, h));
         }
     }
     out
 }
 
-/// The streams (data, then feedback) as buckets on port paths, and each
+/// The streams as buckets on port paths: the n data streams first, then
+/// their feedback in the same order (data stream i's is n + i); and each
 /// port's largest packet in wire bytes.
 struct Curves {
     streams: Vec<(TokenBucket, Vec<usize>)>,
-    /// Per data stream (index i of `streams`): its feedback's index, its
-    /// datagrams' wire bytes and data datagrams per feedback datagram.
-    data: Vec<(usize, f64, f64)>,
+    /// Per data stream: its datagrams' wire bytes and data datagrams per
+    /// feedback datagram.
+    data: Vec<(f64, f64)>,
     largest: Vec<f64>,
 }
 
@@ -97,13 +97,8 @@ fn curves(sim: &Simulation) -> Curves {
             let rate = wire * 8.0 * PS_PER_SEC as f64 / res.wait_min.0 as f64;
             TokenBucket::paced(wire, rate)
         };
-        let fwd: Vec<usize> = path(sim, a, b, h0)
-            .into_iter()
-            .map(|p| p as usize)
-            .collect();
-        let back: Vec<usize> = h1
-            .map(|h| path(sim, b, a, h).into_iter().map(|p| p as usize).collect())
-            .unwrap_or_default();
+        let fwd = path(sim, a, b, h0);
+        let back = h1.map(|h| path(sim, b, a, h)).unwrap_or_default();
         for &p in &fwd {
             c.largest[p] = c.largest[p].max(wire);
         }
@@ -112,16 +107,12 @@ fn curves(sim: &Simulation) -> Curves {
         }
         let per = f64::from(res.feedback_every.max(1));
         let fb = TokenBucket::paced(fb_wire, data.rate_bps * fb_wire / (wire * per));
-        c.data.push((0, wire, per));
+        c.data.push((wire, per));
         c.streams.push((data, fwd));
         feedback.push((fb, back));
     }
     // Feedback after the data: its burst follows the data's at arrival.
-    let n = c.streams.len();
-    for (i, (fb, back)) in feedback.into_iter().enumerate() {
-        c.data[i].0 = n + i;
-        c.streams.push((fb, back));
-    }
+    c.streams.extend(feedback);
     c
 }
 
@@ -129,7 +120,8 @@ fn curves(sim: &Simulation) -> Curves {
 /// `bounds`; whether any burst grew.
 fn feed_back(c: &mut Curves, bounds: &[PortBound], fb_wire: f64) -> bool {
     let mut grew = false;
-    for i in 0..c.data.len() {
+    let n = c.data.len();
+    for i in 0..n {
         let (data, fwd) = &c.streams[i];
         let delay_ps: i64 = fwd
             .iter()
@@ -138,7 +130,7 @@ fn feed_back(c: &mut Curves, bounds: &[PortBound], fb_wire: f64) -> bool {
                 _ => 0,
             })
             .sum();
-        let (k, wire, per) = c.data[i];
+        let (k, (wire, per)) = (n + i, c.data[i]);
         let arrived = data.burst_bytes + data.rate_bps * delay_ps as f64 / 8.0 / PS_PER_SEC as f64;
         let pkts = (arrived / wire).ceil();
         let burst = fb_wire * (1.0 + (pkts / per).ceil());
@@ -150,13 +142,10 @@ fn feed_back(c: &mut Curves, bounds: &[PortBound], fb_wire: f64) -> bool {
     grew
 }
 
-/// What port `p` serves at, b/s: its link's rate, or its shaper's where
-/// that is slower (a token bucket's long-run rate; its burst only ever lets
-/// more through sooner, so the slower rate is the conservative server).
+/// What port `p` serves at, b/s ([`crate::net::Network::serving_rate`]):
+/// a shaped port is the slower, conservative server.
 fn service_rate(sim: &Simulation, p: usize) -> f64 {
-    let link = sim.net.ports[p].rate.get();
-    let shaped = sim.net.shaper(p as PortId).map_or(link, |s| s.rate().get());
-    link.min(shaped) as f64
+    sim.net.serving_rate(p as PortId).get() as f64
 }
 
 /// The bounds of every port the streams cross.
@@ -188,11 +177,15 @@ fn rows(sim: &Simulation) -> Vec<Row> {
     }
     let b = bounds(sim, &mut c);
     let other = unreserved_ports(sim);
+    // Per port, the streams crossing it: one pass over the paths.
+    let mut crossing: Vec<Vec<usize>> = vec![Vec::new(); b.len()];
+    for (s, (_, ports)) in c.streams.iter().enumerate() {
+        for &p in ports {
+            crossing[p].push(s);
+        }
+    }
     let mut out = Vec::new();
-    for (p, bound) in b.iter().enumerate() {
-        let users: Vec<usize> = (0..c.streams.len())
-            .filter(|&s| c.streams[s].1.contains(&p))
-            .collect();
+    for (p, (bound, users)) in b.iter().zip(&crossing).enumerate() {
         if users.is_empty() {
             continue;
         }

@@ -122,6 +122,14 @@ impl Network {
         self.shapers.get(p as usize)?.as_deref()
     }
 
+    /// The rate port `p` serves at in the long run: its link's, or its
+    /// shaper's where that is slower (a token bucket's burst only lets
+    /// packets through sooner).
+    pub fn serving_rate(&self, p: PortId) -> BitsPerSec {
+        let link = self.ports[p as usize].rate;
+        self.shaper(p).map_or(link, |s| link.min(s.rate()))
+    }
+
     /// Port `p` and its shaper, if it has one.
     #[inline]
     pub fn port_and_shaper_mut(&mut self, p: PortId) -> (&mut Port, Option<&mut Shaper>) {
@@ -215,6 +223,17 @@ impl Network {
     /// [`Network::compute_routes`].
     pub fn set_equal_length(&mut self, on: bool) {
         self.routes.set_equal_length(on);
+    }
+
+    /// The ports a packet of flow hash `hash` crosses from host `src` to
+    /// host `dst` ([`Network::path`] of such a packet).
+    pub fn path_to(&self, src: NodeId, dst: NodeId, hash: u32) -> Vec<PortId> {
+        let probe = Packet {
+            dst,
+            hash,
+            ..Packet::blank()
+        };
+        self.path(src, &probe)
     }
 
     /// The ports a packet like `pkt` crosses from host `src` to its

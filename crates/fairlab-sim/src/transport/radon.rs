@@ -83,8 +83,6 @@ pub struct Reserved {
     pub windows: bool,
     /// Datagrams per feedback datagram.
     pub feedback_every: u32,
-    /// It runs under admission control.
-    pub admitted_by_ledger: bool,
 }
 
 /// Both ends of the algorithm.

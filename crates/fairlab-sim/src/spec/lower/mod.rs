@@ -11,3 +11,32 @@
 pub mod netns;
 pub mod ns2;
 pub mod sim;
+
+use super::error::ScenarioError;
+use super::workloads::{Transport, UdpSpec, WorkloadSpec};
+
+/// Refuses what `backend` ("namespace", "ns-2") cannot run of udp workload
+/// `wi` yet: Radon streams (the simulator runs them) and a stream's end
+/// (`packets`, `stop`).
+fn udp_supported(
+    wi: usize,
+    w: &WorkloadSpec,
+    u: &UdpSpec,
+    backend: &str,
+) -> Result<(), ScenarioError> {
+    if w.transport() == Transport::Radon {
+        return Err(ScenarioError::new(
+            format!("workload[{wi}].transport"),
+            format!("\"radon\" is not run by the {backend} backend yet (only the simulator runs Radon streams); expected \"udp\", or the simulator"),
+        ));
+    }
+    for (f, given) in [("packets", u.packets.is_some()), ("stop", u.stop.is_some())] {
+        if given {
+            return Err(ScenarioError::new(
+                format!("workload[{wi}].{f}"),
+                format!("not supported by the {backend} backend yet (its UDP senders run to the end of the run); expected the field left out"),
+            ));
+        }
+    }
+    Ok(())
+}

@@ -628,7 +628,7 @@ fn udp_flows(
 ) -> Result<(), ScenarioError> {
     for (wi, w) in sc.workloads.iter().enumerate() {
         let WorkloadSpec::Udp(u) = w else { continue };
-        udp_supported(wi, w, u, "namespace")?;
+        super::udp_supported(wi, w, u, "namespace")?;
         let id = book.flows.len() as u32;
         book.flows.push(PlanFlow {
             flow_id: id,
@@ -1552,28 +1552,3 @@ pub fn lower_json(text: &str, machine: &Machine) -> Result<Plan, ScenarioError> 
 
 #[cfg(test)]
 mod tests;
-
-/// Refuses what this backend cannot run of a udp workload yet: Radon
-/// streams (the simulator runs them) and a stream's end (`packets`, `stop`).
-fn udp_supported(
-    wi: usize,
-    w: &WorkloadSpec,
-    u: &crate::spec::workloads::UdpSpec,
-    backend: &str,
-) -> Result<(), ScenarioError> {
-    if w.transport() == crate::spec::workloads::Transport::Radon {
-        return Err(err(
-            format!("workload[{wi}].transport"),
-            format!("\"radon\" is not run by the {backend} backend yet (only the simulator runs Radon streams); expected \"udp\", or the simulator"),
-        ));
-    }
-    for (f, given) in [("packets", u.packets.is_some()), ("stop", u.stop.is_some())] {
-        if given {
-            return Err(err(
-                format!("workload[{wi}].{f}"),
-                format!("not supported by the {backend} backend yet (its UDP senders run to the end of the run); expected the field left out"),
-            ));
-        }
-    }
-    Ok(())
-}

@@ -829,7 +829,7 @@ fn workloads(
     let mut out = Vec::new();
     for (wi, w) in sc.workloads.iter().enumerate() {
         if let WorkloadSpec::Udp(u) = w {
-            udp_supported(wi, w, u, "ns-2")?;
+            super::udp_supported(wi, w, u, "ns-2")?;
         }
         let start_s = secs(w.start());
         let mut agent_of = |t: Option<&TcpSettings>| -> Result<usize, ScenarioError> {
@@ -932,28 +932,3 @@ pub fn lower_json(text: &str) -> Result<Plan, ScenarioError> {
 
 #[cfg(test)]
 mod tests;
-
-/// Refuses what this backend cannot run of a udp workload yet: Radon
-/// streams (the simulator runs them) and a stream's end (`packets`, `stop`).
-fn udp_supported(
-    wi: usize,
-    w: &WorkloadSpec,
-    u: &crate::spec::workloads::UdpSpec,
-    backend: &str,
-) -> Result<(), ScenarioError> {
-    if w.transport() == crate::spec::workloads::Transport::Radon {
-        return Err(err(
-            format!("workload[{wi}].transport"),
-            format!("\"radon\" is not run by the {backend} backend yet (only the simulator runs Radon streams); expected \"udp\", or the simulator"),
-        ));
-    }
-    for (f, given) in [("packets", u.packets.is_some()), ("stop", u.stop.is_some())] {
-        if given {
-            return Err(err(
-                format!("workload[{wi}].{f}"),
-                format!("not supported by the {backend} backend yet (its UDP senders run to the end of the run); expected the field left out"),
-            ));
-        }
-    }
-    Ok(())
-}

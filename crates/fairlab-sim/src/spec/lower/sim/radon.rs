@@ -15,7 +15,7 @@
 //! agree).
 
 use crate::net::PortId;
-use crate::packet::{Packet, UDP_IP_HEADER};
+use crate::packet::UDP_IP_HEADER;
 use crate::sim::Simulation;
 use crate::spec::radon::{
     BudgetReading, PctDivisor, RadonModel, RadonResponse, RadonSettings, WaitMin, WaitReading,
@@ -144,15 +144,10 @@ pub fn ends(
     (sender, receiver)
 }
 
-/// A stream's forward path (output ports) and its datagrams' probe.
+/// A stream's forward path (output ports).
 fn forward_path(sim: &Simulation, e: usize) -> Vec<PortId> {
     let (a, b, hash, _, _) = sim.endpoints[e].path_probe();
-    let probe = Packet {
-        dst: b,
-        hash,
-        ..Packet::blank()
-    };
-    sim.net.path(a, &probe)
+    sim.net.path_to(a, b, hash)
 }
 
 /// Installs every Radon stream of `sim`, admitting them per port in start
@@ -178,13 +173,9 @@ pub(super) fn install(sc: &Scenario, sim: &mut Simulation) -> Result<(), Scenari
         };
         let s = sc.radon.overridden_by(u.radon.as_ref()).settings();
         let path = forward_path(sim, e);
-        // A port serves at its link's rate, or its shaper's where slower.
         let capacity = path
             .iter()
-            .map(|&p| {
-                let link = sim.net.ports[p as usize].rate.get();
-                sim.net.shaper(p).map_or(link, |s| link.min(s.rate().get()))
-            })
+            .map(|&p| sim.net.serving_rate(p).get())
             .min()
             .unwrap_or(0);
         if capacity == 0 {
@@ -203,7 +194,6 @@ pub(super) fn install(sc: &Scenario, sim: &mut Simulation) -> Result<(), Scenari
             wait_min: Time(p.wait_min_ps.min(p.wait_ps).max(1) as u64),
             windows: s.adaptive && s.response != RadonResponse::PercentBudget,
             feedback_every: s.feedback_every,
-            admitted_by_ledger: s.admission,
         };
         let r = sim.endpoints[e].as_radon_mut().expect("a Radon stream");
         r.install(sender, receiver, reserved);
