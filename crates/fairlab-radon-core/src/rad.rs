@@ -6,6 +6,7 @@
 /// A stream's reservation: network-time utilization `u` of its bottleneck and
 /// the period `p` over which `u` is guaranteed.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct Reservation {
     /// Fraction of the link's time the stream may use, in [0, 1].
     pub utilization: f64,
@@ -36,6 +37,8 @@ impl Reservation {
 /// (the whole budget). Both are offered; `Remaining` is the default because
 /// it is the one that equals 1 − %laxity.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum BudgetReading {
     /// e′/(d − t): the seed's definition through %laxity (default).
     #[default]

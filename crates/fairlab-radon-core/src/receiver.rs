@@ -33,6 +33,7 @@ pub const DEFAULT_CONGESTED_DEPTH_PKTS: f64 = 1.0;
 
 /// How the receiver models the queue and when it reports.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct ReceiverConfig {
     /// L/C, the unit of depth.
     pub service_ps: i64,

@@ -31,6 +31,8 @@ use crate::response::{RateResponse, WindowResponse};
 
 /// How the sender paces.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum Mode {
     /// Fixed wait (the tables' baseline).
     NonAdaptive,
@@ -42,6 +44,7 @@ pub enum Mode {
 
 /// A sender's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct SenderConfig {
     /// The stream's reservation.
     pub reservation: Reservation,

@@ -71,6 +71,8 @@ pub struct Estimate {
 
 /// Which model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum ModelKind {
     /// TCP Santa Cruz's ΣRFD / (L/C) over an interval.
     Basic,

@@ -46,6 +46,8 @@ pub const MIN_GROUPS: usize = 5;
 /// thresholds 1.1 × and 0.9 × 0.55 are placed around the 0.5 an untrending
 /// sequence scores under that definition; `Gamma` matches the released code.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum PctDivisor {
     /// Γ − 1, the number of pairs (the paper's definition; default).
     #[default]

@@ -29,6 +29,8 @@ use crate::rad::{BudgetReading, Reservation};
 
 /// How the new wait follows from w_op (see the module doc).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum WaitReading {
     /// Move half the way toward w_op, then clamp (default).
     #[default]
@@ -50,6 +52,7 @@ pub enum WaitMinReading {
 
 /// The rate response's parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct RateResponse {
     /// Shortest wait (fastest pace).
     pub wait_min_ps: i64,

@@ -22,6 +22,8 @@ use crate::rad::Rad;
 
 /// Which window target.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[cfg_attr(feature = "serde", serde(rename_all = "snake_case"))]
 pub enum WindowRule {
     /// w_op = (1 − %laxity)·w_max (default).
     #[default]
@@ -32,6 +34,7 @@ pub enum WindowRule {
 
 /// The window response's parameters (windows in packets).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub struct WindowResponse {
     /// Which target.
     pub rule: WindowRule,

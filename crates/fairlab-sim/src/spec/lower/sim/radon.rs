@@ -75,15 +75,16 @@ pub fn plan(u: &UdpSpec, s: &RadonSettings, capacity_bps: f64, framing: u64) -> 
     }
 }
 
-/// The sender and receiver of a stream of plan `p` under `s`.
+/// The sender's and receiver's configurations of a stream of plan `p`
+/// under `s`: what every backend's driver of `fairlab-radon-core` runs
+/// (the simulator here, the socket agent in the namespace lowering).
 /// `all_models`: run the three queue models (the series compares them),
 /// else only the one that drives feedback.
-pub fn ends(
+pub fn configs(
     p: &Plan,
     s: &RadonSettings,
-    start: Time,
     all_models: bool,
-) -> (core::Sender, core::Receiver) {
+) -> (core::SenderConfig, core::ReceiverConfig) {
     let period_ps = p.period.0.min(i64::MAX as u64) as i64;
     let reservation = core::Reservation {
         utilization: p.utilization.min(1.0),
@@ -117,16 +118,13 @@ pub fn ends(
             })
         }
     };
-    let sender = core::Sender::new(
-        core::SenderConfig {
-            reservation,
-            packet_service_ps: p.service_ps,
-            wait_ps: p.wait_ps,
-            mode,
-        },
-        start.0.min(i64::MAX as u64) as i64,
-    );
-    let receiver = core::Receiver::new(core::ReceiverConfig {
+    let sender = core::SenderConfig {
+        reservation,
+        packet_service_ps: p.service_ps,
+        wait_ps: p.wait_ps,
+        mode,
+    };
+    let receiver = core::ReceiverConfig {
         service_ps: p.service_ps,
         model: match s.model {
             RadonModel::Median5 => core::ModelKind::Median5,
@@ -140,8 +138,23 @@ pub fn ends(
             PctDivisor::Groups => core::PctDivisor::Gamma,
         },
         all_models,
-    });
+    };
     (sender, receiver)
+}
+
+/// The sender and receiver of a stream of plan `p` under `s`, its first
+/// datagram due at `start`.
+pub fn ends(
+    p: &Plan,
+    s: &RadonSettings,
+    start: Time,
+    all_models: bool,
+) -> (core::Sender, core::Receiver) {
+    let (sender, receiver) = configs(p, s, all_models);
+    (
+        core::Sender::new(sender, start.0.min(i64::MAX as u64) as i64),
+        core::Receiver::new(receiver),
+    )
 }
 
 /// A stream's forward path (output ports).
