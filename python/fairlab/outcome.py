@@ -40,6 +40,10 @@ class Outcome:
     png: bytes | None
     #: The same experiment on the kernel (the namespace backend), when run.
     kernel: Outcome | None = None
+    #: The simulator on the kernel's runs, where the experiment scales them
+    #: for the kernel (``Experiment.kernel_tasks``): what ``kernel`` is set
+    #: beside, the same scenarios on both backends.
+    kernel_sim: Outcome | None = None
     #: Why it did not run on the kernel (a refusal by field path), if asked.
     kernel_note: str = ""
     #: The same experiment on real ns-2 (run now, or stored), when shown.

@@ -35,6 +35,8 @@ from .studies.base import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from .runner import Task
+
 
 #: The HTML page's file name inside --out.
 PAGE = "index.html"
@@ -50,6 +52,7 @@ def run_experiment(
     progress: Any = None,
     backend: str = "sim",
     warn: Callable[[str], None] | None = None,
+    tasks: Sequence[Task] | None = None,
 ) -> Outcome:
     """Runs one experiment's tasks on ``backend`` (fairlab.backends: "sim",
     "emu" or "ns2"), summarizes them and judges every published row; draws
@@ -59,7 +62,8 @@ def run_experiment(
 
     run = backends.get(backend).run_tasks(warn)
     t0 = time.perf_counter()
-    tasks = exp.tasks(quick)
+    if tasks is None:
+        tasks = exp.tasks(quick)
     results = run(tasks, jobs=jobs, cluster=cluster, progress=progress, store=store)
     summary = exp.summarize(tasks, results)
     runs = _runs_table(tasks, results)
@@ -73,6 +77,20 @@ def run_experiment(
 
         png = png_bytes(exp.plot(summary, exp.published))
     return Outcome(exp, quick, summary, v, runs, wall, png)
+
+
+#: What the kernel's side-by-side compares when the experiment scales its
+#: runs for the kernel.
+KERNEL_SCALED = (
+    "the runs scaled for the kernel (the experiment's setup says how), on the simulator and on "
+    "the kernel: the same scenarios on both"
+)
+
+
+def _beside_kernel(o: Outcome) -> pd.DataFrame:
+    """The simulator's table set beside the kernel's: of the same scaled
+    runs where the experiment scales them, else the experiment's own."""
+    return (o.kernel_sim or o).summary.table
 
 
 # --------------------------------------------------------------------------
@@ -105,7 +123,9 @@ def text(study: Study, o: Outcome) -> str:
         from .emu.studies import side_by_side
 
         lines.append("the simulator beside the kernel (namespace backend):")
-        lines.append(_table_text(side_by_side(o.summary.table, o.kernel.summary.table)))
+        if o.kernel_sim is not None:
+            lines.append("  " + KERNEL_SCALED)
+        lines.append(_table_text(side_by_side(_beside_kernel(o), o.kernel.summary.table)))
         lines.append(f"  ({o.kernel.runs.shape[0]} kernel runs, {o.kernel.wall_s:.1f} s wall)")
     elif o.kernel_note:
         lines.append(f"not run on the kernel: {o.kernel_note}")
@@ -198,7 +218,7 @@ def write(
 
             f += _write_table(o.kernel.summary.table, out, f"{name}-kernel")
             f += _write_table(
-                side_by_side(o.summary.table, o.kernel.summary.table), out, f"{name}-both"
+                side_by_side(_beside_kernel(o), o.kernel.summary.table), out, f"{name}-both"
             )
         if o.ns2 is not None:
             from .ns2.studies import agreement, three_way
@@ -413,7 +433,9 @@ def _experiment_html(study: Study, o: Outcome, files: list[str], version: str) -
             f'<p class="small">{o.kernel.runs.shape[0]} runs on this machine\'s Linux TCP in '
             f"network namespaces, {o.kernel.wall_s:.1f} s (docs/emulation.md).</p>"
         )
-        parts.append(_data_table(side_by_side(o.summary.table, o.kernel.summary.table), "both"))
+        if o.kernel_sim is not None:
+            parts.append(f'<p class="small">{_e(KERNEL_SCALED)}</p>')
+        parts.append(_data_table(side_by_side(_beside_kernel(o), o.kernel.summary.table), "both"))
     elif o.kernel_note:
         parts.append(f'<p class="small">Not run on the kernel: {_e(o.kernel_note)}</p>')
     if o.ns2 is not None:

@@ -78,15 +78,21 @@ MACHINE = json.dumps(
 )
 
 
-@pytest.mark.parametrize("backend", ["netns", "ns2"])
-def test_the_other_backends_refuse_radon_by_field(backend):
+def test_ns2_refuses_radon_by_field():
     from fairlab import _core
 
     sc = _two_streams()
-    del sc["link"]  # refused first by both, by its own field
-    text = json.dumps(sc)
+    del sc["link"]  # refused first, by its own field
     with pytest.raises(fairlab.ScenarioError, match=r"^workload\[0\]\.transport: \"radon\""):
-        if backend == "netns":
-            _core.lower_netns_json(text, MACHINE)
-        else:
-            _core.lower_ns2_json(text)
+        _core.lower_ns2_json(json.dumps(sc))
+
+
+def test_the_namespace_backend_lowers_radon_streams_to_the_socket_agent():
+    from fairlab import _core
+
+    plan = json.loads(_core.lower_netns_json(json.dumps(_two_streams()), MACHINE))
+    streams = [w for w in plan["workloads"] if w["kind"] == "radon"]
+    assert len(streams) == 2
+    for w in streams:
+        assert w["sender"]["packet_service_ps"] > 0 and w["receiver"]["feedback_every"] >= 1
+        assert w["path"][0].startswith(w["src"] + ":")

@@ -75,15 +75,7 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         if args.backend in ("ns2", "all") or (args.backend == "sim" and not args.no_ns2):
             _ns2_column(study, o, args)
         if args.backend in ("both", "all"):
-            kernel = backends.get("emu")
-            exp = study.experiment(name)
-            why = kernel.refusal([t.scenario for t in exp.tasks(args.quick)])
-            if why is None:
-                o.kernel = report.run_experiment(
-                    exp, quick=args.quick, backend=kernel.name, warn=warn
-                )
-            else:
-                o.kernel_note = why
+            _kernel_column(study.experiment(name), o, args)
         outcomes.append(o)
         if args.format == "csv":
             o.summary.table.to_csv(sys.stdout, index=False, float_format="%.6g")
@@ -100,6 +92,25 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         file=sys.stderr,
     )
     return 0
+
+
+def _kernel_column(exp, o, args: argparse.Namespace) -> None:
+    """The experiment on the kernel (namespace backend): its own runs, or
+    those it scales for the kernel, which then also run on the simulator
+    so that the two backends are set side by side on the same scenarios."""
+    from .. import backends, report
+
+    kernel = backends.get("emu")
+    tasks = exp.kernel_tasks(args.quick) if exp.kernel_tasks else exp.tasks(args.quick)
+    why = kernel.refusal([t.scenario for t in tasks])
+    if why is not None:
+        o.kernel_note = why
+        return
+    if exp.kernel_tasks:
+        o.kernel_sim = report.run_experiment(exp, quick=args.quick, jobs=args.jobs, tasks=tasks)
+    o.kernel = report.run_experiment(
+        exp, quick=args.quick, backend=kernel.name, warn=warn, tasks=tasks
+    )
 
 
 def _ns2_column(study, o, args: argparse.Namespace) -> None:

@@ -422,7 +422,13 @@ class Agent:
         t = clock.now()
         sent = 0
         start = t
+        # The stream's end: a datagram count, or an instant (no datagram at
+        # or after `stop_s`).
+        limit = w.get("packets")
+        stop = w.get("stop_s")
         while clock.left() > 0:
+            if (limit is not None and sent >= limit) or (stop is not None and t >= stop):
+                break
             clock.sleep_until(t)
             try:
                 s.sendto(payload, (f["dst_addr"], f["port"]))

@@ -124,6 +124,9 @@ def node_tc_batch(names: Names, node: dict) -> str:
         if k > 1:
             lines += _multi_queue(dev, s, q, k, quantum)
             continue
+        # [link] framing beyond the frame's Ethernet header: the shaper
+        # charges it per packet (tc-htb(8), tc-tbf(8) `overhead`).
+        overhead = f" overhead {s['overhead_bytes']}" if s.get("overhead_bytes") else ""
         if s["kind"] == "htb":
             # One class, rate = ceil, explicit bursts; quantum one frame
             # (tc-htb(8): r2q would make it rate/80, "quantum is big").
@@ -131,13 +134,13 @@ def node_tc_batch(names: Names, node: dict) -> str:
             lines.append(
                 f"class add dev {dev} parent 1: classid 1:1 htb rate {s['rate_bps']}bit "
                 f"ceil {s['rate_bps']}bit burst {s['burst_bytes']}b cburst {s['cburst_bytes']}b "
-                f"quantum {quantum}"
+                f"quantum {quantum}{overhead}"
             )
         else:
             limit = q["limit"] if q["kind"] in ("bfifo", "red") else q["limit"] * 1514
             lines.append(
                 f"qdisc add dev {dev} root handle 1: tbf rate {s['rate_bps']}bit "
-                f"burst {s['burst_bytes']}b limit {limit}b"
+                f"burst {s['burst_bytes']}b limit {limit}b{overhead}"
             )
         lines.append(f"qdisc add dev {dev} parent 1:1 handle 10: {_leaf(q)}")
     return "".join(line + "\n" for line in lines)
@@ -160,16 +163,17 @@ def _multi_queue(dev: str, s: dict, q: dict, k: int, quantum: int) -> list[str]:
     priority: its deficit round robin), as the NIC's arbiter."""
     rate = s["rate_bps"]
     share = max(rate // k, 8)
+    overhead = f" overhead {s['overhead_bytes']}" if s.get("overhead_bytes") else ""
     out = [
         f"qdisc add dev {dev} root handle 1: htb default 2",
         f"class add dev {dev} parent 1: classid 1:1 htb rate {rate}bit ceil {rate}bit "
-        f"burst {s['burst_bytes']}b cburst {s['cburst_bytes']}b quantum {quantum}",
+        f"burst {s['burst_bytes']}b cburst {s['cburst_bytes']}b quantum {quantum}{overhead}",
     ]
     for i in range(k):
         out.append(
             f"class add dev {dev} parent 1:1 classid 1:{2 + i:x} htb rate {share}bit "
             f"ceil {rate}bit burst {s['burst_bytes']}b cburst {s['cburst_bytes']}b "
-            f"quantum {quantum}"
+            f"quantum {quantum}{overhead}"
         )
         out.append(f"qdisc add dev {dev} parent 1:{2 + i:x} handle {16 + i:x}: {_leaf(q)}")
     out.append(f'filter add dev {dev} parent 1: bpf bytecode "{QUEUE_CLASSIFIER}"')

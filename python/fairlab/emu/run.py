@@ -17,6 +17,7 @@ from typing import Any
 from .. import _core
 from ..result import Result, Tables
 from . import machine as mach
+from . import radon as emu_radon
 from . import tables as tb
 from .apply import Names, apply
 from .safety import EmulationRefused, State, check_machine, guarded, new_prefix
@@ -207,7 +208,8 @@ def _start_capture(names: Names) -> subprocess.Popen | None:
 def run_agents(names: Names, seed: int, deadline_s: float, queue_sample_s: float | None):
     plan = names.plan
     hosts = [n["name"] for n in plan["nodes"] if n["kind"] == "host"]
-    busy = {f[k] for f in plan["flows"] for k in ("src", "dst")}
+    # Radon streams run in the socket agent (emu/radon.py), not here.
+    busy = {f[k] for f in plan["flows"] if f["kind"] != "radon" for k in ("src", "dst")}
     procs = {}
     capture = _start_capture(names)
     if capture is not None:
@@ -271,6 +273,28 @@ def run_agents(names: Names, seed: int, deadline_s: float, queue_sample_s: float
             if p.poll() is None:
                 p.kill()
                 p.wait()
+
+
+class RadonRun(threading.Thread):
+    """The plan's Radon streams (emu/radon.py) beside the Python agents."""
+
+    def __init__(self, names: Names, deadline_s: float) -> None:
+        super().__init__(name="radon", daemon=True)
+        self.names, self.deadline_s = names, deadline_s
+        self.out: dict | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            dur = self.names.plan["duration_s"] or self.deadline_s
+            self.out = emu_radon.run(self.names, dur, self.deadline_s, trace=True)
+        except BaseException as e:  # raised by result()
+            self.error = e
+
+    def result(self) -> dict | None:
+        if self.error is not None:
+            raise EmulationRefused(f"Radon agents failed: {self.error}") from self.error
+        return self.out
 
 
 def _probe_scenario(rate_bps: int) -> dict:
@@ -402,7 +426,17 @@ def emulate(
         setup_s = time.monotonic() - t_setup
         drops0 = mach.softnet_drops()
         busy0, total0 = mach.cpu_times()
-        reports, qrows, t0, captured = run_agents(names, seed, deadline_s, plan["queue_sample_s"])
+        radon_run = RadonRun(names, deadline_s) if emu_radon.streams(plan) else None
+        if radon_run:
+            radon_run.start()
+        try:
+            reports, qrows, t0, captured = run_agents(
+                names, seed, deadline_s, plan["queue_sample_s"]
+            )
+        finally:
+            if radon_run:
+                radon_run.join()
+        radon_out = radon_run.result() if radon_run else None
         busy1, total1 = mach.cpu_times()
         stats, per_queue = port_stats(names)
         drops1 = mach.softnet_drops()
@@ -426,6 +460,8 @@ def emulate(
         "trace": tb.frame(tb.trace_table(plan, reports), tb.TRACE_COLUMNS),
         "nic_queues": tb.frame(per_queue, tb.NIC_QUEUE_COLUMNS),
     }
+    if radon_run:
+        tables.update(emu_radon.tables(plan, radon_out))
     left_out = 0
     if captured is not None:
         trace, left_out = tb.drop_trace_table(plan, captured["rows"])

@@ -160,7 +160,7 @@ def flows_table(plan: dict, reports: list[dict], run_end_s: float) -> list[dict]
             samples.setdefault(int(k), []).extend(v)
     rows = []
     for f in plan["flows"]:
-        if f["kind"] == "udp":
+        if f["kind"] in ("udp", "radon"):
             continue
         fid = f["flow_id"]
         r = by_flow.get(fid, {})

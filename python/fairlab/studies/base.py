@@ -116,6 +116,11 @@ class Experiment:
     quick: str
     plot: Callable[[Summary, Sequence[Published]], Figure] | None = None
     notes: str = ""
+    #: The runs for the kernel (namespace backend) where they differ from
+    #: ``tasks``: scaled to what one machine sustains (Radon: 100 Mb/s).
+    #: ``--backend both`` then runs them on the simulator and the kernel and
+    #: sets the two side by side; None: the kernel runs ``tasks``.
+    kernel_tasks: Callable[[bool], list[Task]] | None = None
 
 
 @dataclass(frozen=True)

@@ -67,6 +67,9 @@ from .radon_testbed import (
     DEFAULT_BUFFER,
     HYPOTHESIS_PORT,
     IP_PACKET_BYTES,
+    KERNEL_PACKET_BYTES,
+    KERNEL_RATE_SCALE,
+    KERNEL_TIME_SCALE,
     NON_ADAPTIVE,
     QUICK_SCALE,
     QUICK_SEEDS,
@@ -80,6 +83,8 @@ from .radon_testbed import (
     expected_refusals,
     fair_streams,
     hypothesis_series,
+    is_hypothesis,
+    kernel_scenario,
     punctuated_streams,
     setup_text,
     single_packets,
@@ -291,6 +296,32 @@ unfair_tasks = _stream_tasks(
     lambda q, s, label: unfair_streams(q, s, label),
     BOTH + ADMISSION_SERIES + HYPOTHESIS_SERIES,
 )
+
+
+def _kernel(make: Callable[[bool], list[Task]]) -> Callable[[bool], list[Task]]:
+    """An experiment's runs scaled for the kernel (``kernel_scenario``; the
+    hypothesis series need a drr port, which the namespaces lack, and are
+    left out). The labels keep the seed's buffer names and say the scale,
+    so the summaries give the seed's units and the verdicts the seed's
+    rows."""
+
+    def tasks(quick: bool) -> list[Task]:
+        return [
+            Task(
+                kernel_scenario(t.scenario),
+                t.seed,
+                {
+                    **t.labels,
+                    "packet_bytes": KERNEL_PACKET_BYTES,
+                    "rate_scale": KERNEL_RATE_SCALE,
+                    "time_scale": KERNEL_TIME_SCALE,
+                },
+            )
+            for t in make(quick)
+            if not is_hypothesis(t.labels["series"])
+        ]
+
+    return tasks
 
 
 def _single_published() -> list[Published]:
@@ -787,6 +818,7 @@ EXPERIMENTS = [
             f"({SINGLE_DURATION_S:g} s: the figures give no count)."
         ),
         tasks=single_tasks,
+        kernel_tasks=_kernel(single_tasks),
         summarize=summarize_streams,
         published=_single_published(),
         quick=QUICK_TEXT,
@@ -805,6 +837,7 @@ EXPERIMENTS = [
             "0.229 + 0.361·k s). " + SETUP_TEXT
         ),
         tasks=punctuated_tasks,
+        kernel_tasks=_kernel(punctuated_tasks),
         summarize=summarize_streams,
         published=_punctuated_published(),
         quick=QUICK_TEXT,
@@ -819,6 +852,7 @@ EXPERIMENTS = [
             "seeded instants. " + SETUP_TEXT
         ),
         tasks=fair_tasks,
+        kernel_tasks=_kernel(fair_tasks),
         summarize=summarize_streams,
         published=_fair_published(),
         quick=QUICK_TEXT,
@@ -835,6 +869,7 @@ EXPERIMENTS = [
             "wire: the extra series turn admission on (headers counted). " + SETUP_TEXT
         ),
         tasks=unfair_tasks,
+        kernel_tasks=_kernel(unfair_tasks),
         summarize=summarize_streams,
         published=_unfair_published(),
         quick=QUICK_TEXT,

@@ -148,8 +148,26 @@ def stream_rows(task: Task, r: Result) -> list[dict[str, Any]]:
         row["bound_status"] = str(bound["status"]) if bound is not None else ""
         row["port_sum_u"] = float(bound["sum_u"]) if bound is not None else math.nan
         row["bound_violations"] = int(r.summary.get("bound_violations", 0))
-        rows.append(row)
+        rows.append(_at_seed_scale(task, row))
     return rows
+
+
+def _at_seed_scale(task: Task, row: dict[str, Any]) -> dict[str, Any]:
+    """A row of a run scaled for the kernel (radon_testbed.kernel_scenario:
+    labels ``rate_scale`` and ``time_scale``) at the seed's scale: rates
+    times the rate scale, waits and instants over the time scale, backlogs
+    in the seed's datagrams' bytes; other rows as they are."""
+    rs = float(task.labels.get("rate_scale", 1))
+    ts = float(task.labels.get("time_scale", 1))
+    if rs == 1 and ts == 1:
+        return row
+    for c in ("send_rate_mbps", "recv_rate_mbps", "recv_wire_rate_mbps", "peak_offered_wire_mbps"):
+        row[c] *= rs
+    for c in ("mean_wait_us", "final_wait_us", "start_s"):
+        row[c] /= ts
+    packet = int(task.labels.get("packet_bytes", IP_PACKET_BYTES))
+    row["port_max_backlog_bytes"] *= IP_PACKET_BYTES / packet
+    return row
 
 
 def group_runs(samples: pd.DataFrame, keys: Sequence[str]) -> pd.DataFrame:

@@ -11,6 +11,7 @@ same structure as a TOML scenario (docs/radon.md, "Scenario").
 
 from __future__ import annotations
 
+import copy
 import math
 import random
 from collections.abc import Sequence
@@ -18,7 +19,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any
 
-from ..units import format_time, parse_buffer
+from ..units import format_time, parse_buffer, parse_rate_bps, parse_time_ps
 from . import radon_seed as seed
 
 #: 1 GbE everywhere.
@@ -454,3 +455,75 @@ QUICK_TEXT = (
 def setup_text(what: str) -> str:
     """An experiment's setup paragraph: what it runs, then the testbed."""
     return f"{what} {TESTBED_TEXT}"
+
+
+# --------------------------------------------------------------------------
+# The testbed scaled to what the namespace backend sustains on this machine
+# kind (issue 22; docs/radon.md, "Chapter 5 on the kernel"): 100 Mb/s links
+# and 1,500-byte datagrams, the seed's ratios kept. Every rate is divided by
+# KERNEL_RATE_SCALE; a datagram takes KERNEL_TIME_SCALE times as long on the
+# wire (1,500 bytes at 100 Mb/s against 8,220 at 1 Gb/s), so every instant
+# and period is stretched by it and every buffer keeps its count of
+# datagrams: the queues see the same arrivals, counted in packets.
+
+KERNEL_RATE_SCALE = 10
+
+KERNEL_PACKET_BYTES = 1500
+
+KERNEL_TIME_SCALE = KERNEL_PACKET_BYTES / IP_PACKET_BYTES * KERNEL_RATE_SCALE
+
+
+def _stretched(text: str) -> str:
+    scale = Fraction(KERNEL_PACKET_BYTES * KERNEL_RATE_SCALE, IP_PACKET_BYTES)
+    return format_time(Fraction(parse_time_ps(text), 10**12) * scale)
+
+
+def _slowed(text: str) -> str:
+    return rate_text(parse_rate_bps(text) / KERNEL_RATE_SCALE)
+
+
+def _shrunk_buffer(text: str) -> str:
+    count, unit = parse_buffer(text)
+    if unit != "bytes":
+        return text
+    return f"{round(count * KERNEL_PACKET_BYTES / IP_PACKET_BYTES)}B"
+
+
+def kernel_scenario(sc: dict[str, Any]) -> dict[str, Any]:
+    """A testbed scenario scaled for the kernel: rates / KERNEL_RATE_SCALE,
+    KERNEL_PACKET_BYTES datagrams, times x KERNEL_TIME_SCALE, buffers of
+    the same datagram count; no transmit ring (a veth has none: the
+    sender's queue is its qdisc)."""
+    out = copy.deepcopy(sc)
+    out["name"] = f"{sc['name']} (kernel scale)"
+    topo = out["topology"]
+    topo["rate"] = _slowed(topo["rate"])
+    topo["delay"] = _stretched(topo["delay"])
+    out["queue"]["limit"] = _shrunk_buffer(out["queue"]["limit"])
+    out.pop("host", None)
+    out["duration"] = _stretched(out["duration"])
+    for w in out["workload"]:
+        w["rate"] = _slowed(w["rate"])
+        w["packet_size"] = f"{KERNEL_PACKET_BYTES}B"
+        for k in ("start", "period", "stop"):
+            if k in w:
+                w[k] = _stretched(w[k])
+        if "wait_max" in w.get("radon", {}):
+            w["radon"]["wait_max"] = _stretched(w["radon"]["wait_max"])
+    if "wait_max" in out.get("radon", {}):
+        out["radon"]["wait_max"] = _stretched(out["radon"]["wait_max"])
+    for p in out.get("port", []):
+        if "shaper" in p:
+            p["shaper"]["rate"] = _slowed(p["shaper"]["rate"])
+        if "limit" in p:
+            p["limit"] = _shrunk_buffer(p["limit"])
+    return out
+
+
+KERNEL_TEXT = (
+    f"On the kernel (namespace backend, the socket agent): the same runs scaled to what this "
+    f"machine sustains, rates / {KERNEL_RATE_SCALE} (100 Mb/s links), {KERNEL_PACKET_BYTES}-byte "
+    f"datagrams, every time x {KERNEL_TIME_SCALE:.4g} and every buffer the same count of "
+    "datagrams, no transmit ring; the tables give rates x "
+    f"{KERNEL_RATE_SCALE} and waits / {KERNEL_TIME_SCALE:.4g}, at the seed's scale."
+)

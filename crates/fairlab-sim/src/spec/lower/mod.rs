@@ -10,14 +10,15 @@
 
 pub mod netns;
 pub mod ns2;
+pub mod radon;
 pub mod sim;
 
 use super::error::ScenarioError;
 use super::workloads::{Transport, UdpSpec, WorkloadSpec};
 
-/// Refuses what `backend` ("namespace", "ns-2") cannot run of udp workload
-/// `wi` yet: Radon streams (the simulator runs them) and a stream's end
-/// (`packets`, `stop`).
+/// Refuses what `backend` (ns-2) cannot run of udp workload `wi` yet:
+/// Radon streams (the simulator and the namespace backend run them) and a
+/// stream's end (`packets`, `stop`).
 fn udp_supported(
     wi: usize,
     w: &WorkloadSpec,
@@ -27,7 +28,7 @@ fn udp_supported(
     if w.transport() == Transport::Radon {
         return Err(ScenarioError::new(
             format!("workload[{wi}].transport"),
-            format!("\"radon\" is not run by the {backend} backend yet (only the simulator runs Radon streams); expected \"udp\", or the simulator"),
+            format!("\"radon\" is not run by the {backend} backend yet (the simulator and the namespace backend run Radon streams); expected \"udp\", or another backend"),
         ));
     }
     for (f, given) in [("packets", u.packets.is_some()), ("stop", u.stop.is_some())] {

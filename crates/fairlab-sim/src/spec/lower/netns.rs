@@ -19,6 +19,9 @@ use crate::units::{BitsPerSec, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+mod radon;
+pub use radon::{PlanRadon, RADON_PORT};
+
 /// What the kernel that will run the plan offers.
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq)]
 pub struct Machine {
@@ -48,6 +51,14 @@ impl Plan {
 /// (RFC 7323 TSopt, 10 bytes padded to 12): the payload of a segment is
 /// `advmss - 12` then (tcp_output.c, `tcp_current_mss`).
 pub const TIMESTAMP_OPTION_BYTES: u32 = 12;
+
+/// The largest MTU the plan sets (a veth's maximum, 64 KiB less its
+/// Ethernet header).
+pub const MAX_MTU: u32 = 65535 - 14;
+
+/// What a veth frame carries beyond the IP packet: the Ethernet header
+/// (no FCS, preamble or gap), which the kernel's shapers count.
+pub const ETHERNET_HEADER_BYTES: u64 = 14;
 
 /// The most transmit queues of a host's veth: htb classes 1:2.. and the
 /// classifier's `classid` arithmetic stay far below htb's limits.
@@ -157,6 +168,15 @@ pub struct PlanShaper {
     pub cburst_bytes: u64,
     /// What it emulates: "link" (the link's rate) or the field that set it.
     pub source: String,
+    /// Bytes counted per packet beyond the frame the kernel sees (the
+    /// IP packet and its 14-byte Ethernet header): `[link] framing` less
+    /// those 14 (tc-htb(8), tc-tbf(8) `overhead`).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub overhead_bytes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// An output port: the interface of `node` on `link` toward `peer`.
@@ -292,7 +312,14 @@ pub enum PlanWorkload {
         rate_bps: u64,
         packet_bytes: u64,
         arrivals: String,
+        /// Datagrams to send in all, and the instant to stop sending.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        packets: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        stop_s: Option<f64>,
     },
+    /// A Radon stream: run by the socket agent, not the Python agents.
+    Radon(PlanRadon),
 }
 
 /// The first listener port: flow `i` listens on `BASE_PORT + i` (the
@@ -410,7 +437,21 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
             largest_mss = largest_mss.max(t.mss);
         }
     }
-    let mtu = (largest_mss + TCP_IP_HEADER + TIMESTAMP_OPTION_BYTES).max(1500);
+    // Every datagram is one frame, as in the simulator: a udp workload's
+    // larger packets raise the links' MTU (jumbo frames; a veth takes up
+    // to 64 KiB) rather than being fragmented.
+    let largest_udp = sc
+        .workloads
+        .iter()
+        .filter_map(|w| match w {
+            WorkloadSpec::Udp(u) => Some(u.size().get().min(u64::from(MAX_MTU)) as u32),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let mtu = (largest_mss + TCP_IP_HEADER + TIMESTAMP_OPTION_BYTES)
+        .max(largest_udp)
+        .max(1500);
 
     // Ports: every link end.
     let mut ports = Vec::new();
@@ -449,7 +490,7 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
             "metrics.trace: sampled from TCP_INFO every 1 ms at most, not at every change".into(),
         );
     }
-    Ok(Plan {
+    let mut plan = Plan {
         name: sc.name.clone().unwrap_or_default(),
         nodes,
         links,
@@ -468,7 +509,9 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
         trace_flows: m.trace_flows.clone(),
         drop_trace,
         warnings,
-    })
+    };
+    radon::lower(sc, &mut plan)?;
+    Ok(plan)
 }
 
 /// Every host (with its address) and switch.
@@ -611,6 +654,8 @@ fn workloads(
                 rate_bps: 0,
                 packet_bytes: 0,
                 arrivals: String::new(),
+                packets: None,
+                stop_s: None,
             }),
         }
     }
@@ -628,17 +673,17 @@ fn udp_flows(
 ) -> Result<(), ScenarioError> {
     for (wi, w) in sc.workloads.iter().enumerate() {
         let WorkloadSpec::Udp(u) = w else { continue };
-        super::udp_supported(wi, w, u, "namespace")?;
+        let radon = w.transport() == crate::spec::workloads::Transport::Radon;
         let id = book.flows.len() as u32;
         book.flows.push(PlanFlow {
             flow_id: id,
             workload: wi as u32,
-            kind: "udp".into(),
+            kind: if radon { "radon" } else { "udp" }.into(),
             src: u.src.clone(),
             dst: u.dst.clone(),
             src_addr: book.addr_of[u.src.as_str()].into(),
             dst_addr: book.addr_of[u.dst.as_str()].into(),
-            port: BASE_PORT + id,
+            port: if radon { RADON_PORT } else { BASE_PORT + id },
             opener: "src".into(),
             cc: String::new(),
             sack: false,
@@ -668,6 +713,8 @@ fn udp_flows(
                 .unwrap_or(crate::spec::workloads::Arrivals::Poisson)
                 .name()
                 .to_string(),
+            packets: u.packets,
+            stop_s: u.stop.map(secs),
         };
     }
     Ok(())
@@ -787,10 +834,11 @@ fn check_host_and_switch(sc: &Scenario, warnings: &mut Vec<String>) -> Result<()
             sc.switch.forwarding_jitter
         ));
     }
-    if sc.link.framing() > crate::units::Bytes(0) {
+    let framing = sc.link.framing().get();
+    if framing > 0 && framing < ETHERNET_HEADER_BYTES {
         return Err(err(
             "link.framing",
-            format!("\"{}\" is not supported by the namespace backend yet (its shapers count what the kernel counts); expected \"0B\" or none", sc.link.framing()),
+            format!("\"{}\" is less than the Ethernet header every veth frame carries; expected \"0B\" or at least {ETHERNET_HEADER_BYTES} B (Ethernet's 38)", sc.link.framing()),
         ));
     }
     check_host_stack(sc, warnings)?;
@@ -1292,6 +1340,11 @@ fn port(
         None => (sc.queue.shaper.as_ref(), "queue.shaper".to_string()),
     };
     let link_burst = LINK_BURST_MIN.max(l.rate_bps / 8 * LINK_BURST_TIME_US / 1_000_000);
+    let overhead = sc
+        .link
+        .framing()
+        .get()
+        .saturating_sub(ETHERNET_HEADER_BYTES);
     let shaper = match shaper_spec {
         // The scenario's shaper where it is slower than the link (the
         // simulator puts it between the queue and the wire): it sets the
@@ -1303,6 +1356,7 @@ fn port(
                 burst_bytes: h.burst().get(),
                 cburst_bytes: h.cburst().get(),
                 source,
+                overhead_bytes: overhead,
             },
             ShaperSpec::Tbf(t) => {
                 if !machine.qdiscs.iter().any(|q| q == "tbf") {
@@ -1317,6 +1371,7 @@ fn port(
                     burst_bytes: t.burst.get(),
                     cburst_bytes: t.burst.get(),
                     source,
+                    overhead_bytes: overhead,
                 }
             }
         },
@@ -1326,6 +1381,7 @@ fn port(
             burst_bytes: link_burst,
             cburst_bytes: link_burst,
             source: "link".into(),
+            overhead_bytes: overhead,
         },
     };
     let txqueuelen = match (host, sc.host.nic_queue) {

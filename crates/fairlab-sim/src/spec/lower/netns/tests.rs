@@ -383,3 +383,117 @@ fn a_drop_trace_captures_the_switchs_other_interfaces_and_the_ports_own() {
     // The switch's end of the link to s1 (link 1: s1 is end a).
     assert_eq!((d.inputs[0].link, d.inputs[0].end.as_str()), (1, "b"));
 }
+
+/// Two Radon streams into h0 through a switch whose port to h0 is shaped
+/// below the links: the shaper is the streams' capacity.
+const RADON: &str = r#"
+seed = 1
+duration = "2s"
+[topology]
+kind = "star"
+hosts = ["h0", "h1", "h2"]
+rate = "100Mbps"
+delay = "1us"
+[[port]]
+node = "sw"
+peer = "h0"
+shaper = { kind = "htb", rate = "80Mbps" }
+[link]
+framing = "38B"
+[radon]
+admission = true
+[[workload]]
+kind = "udp"
+transport = "radon"
+src = "h1"
+dst = "h0"
+rate = "50Mbps"
+packet_size = "1500B"
+packets = 1000
+[[workload]]
+kind = "udp"
+transport = "radon"
+src = "h2"
+dst = "h0"
+start = "10ms"
+rate = "40Mbps"
+packet_size = "1500B"
+stop = "1s"
+"#;
+
+fn radon_streams(p: &Plan) -> Vec<&PlanRadon> {
+    p.workloads
+        .iter()
+        .filter_map(|w| match w {
+            PlanWorkload::Radon(r) => Some(r),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_radon_stream_runs_the_simulators_configuration_at_its_paths_slowest_shaper() {
+    let p = lowered(RADON);
+    let r = radon_streams(&p);
+    assert_eq!(r.len(), 2);
+    let a = r[0];
+    assert_eq!(a.capacity_bps, 80e6);
+    assert_eq!(a.path, ["h1:sw", "sw:h0"]);
+    assert_eq!(
+        (a.port, a.payload_bytes, a.wire_bytes),
+        (RADON_PORT, 1472, 1538)
+    );
+    assert_eq!((a.packets, r[1].stop_s), (Some(1000), Some(1.0)));
+    assert_eq!(p.flows[0].kind, "radon");
+    // The simulator's lowering gives the same configuration on that path.
+    let sc = crate::spec::Scenario::from_toml_str(RADON).unwrap();
+    let crate::spec::WorkloadSpec::Udp(u) = &sc.workloads[0] else {
+        panic!("a udp workload")
+    };
+    let s = sc.radon.overridden_by(u.radon.as_ref()).settings();
+    let plan = crate::spec::lower::radon::plan(u, &s, 80e6, 38);
+    let (sender, receiver) = crate::spec::lower::radon::configs(&plan, &s, false);
+    assert_eq!((a.sender, a.receiver), (sender, receiver));
+    // 50 Mb/s of 1,472-byte payloads on 80 Mb/s counting 1,538 wire bytes.
+    assert!((a.utilization - 50.0 * 1538.0 / 1472.0 / 80.0).abs() < 1e-12);
+}
+
+#[test]
+fn admission_refuses_the_stream_that_overfills_a_port_in_start_order() {
+    let p = lowered(RADON);
+    let r = radon_streams(&p);
+    assert_eq!(r[0].refused_at, None);
+    let why = r[1].refused_at.as_deref().expect("refused");
+    assert!(
+        why.starts_with("sw:h0 (admitted 0.6530 + asked 0.5224 > 1.0000)"),
+        "{why}"
+    );
+    // Without admission both run.
+    let p = lowered(&RADON.replace("admission = true", "admission = false"));
+    assert!(radon_streams(&p).iter().all(|r| r.refused_at.is_none()));
+}
+
+#[test]
+fn framing_is_the_shapers_overhead_beyond_the_ethernet_header() {
+    let p = lowered(RADON);
+    assert!(p.ports.iter().all(|q| q.shaper.overhead_bytes == 24));
+    let e = refusal(&RADON.replace("\"38B\"", "\"10B\""));
+    assert!(
+        e.starts_with("link.framing: \"10B\" is less than the Ethernet header"),
+        "{e}"
+    );
+    let p = lowered(&RADON.replace("framing = \"38B\"", ""));
+    assert!(p.ports.iter().all(|q| q.shaper.overhead_bytes == 0));
+}
+
+#[test]
+fn a_plain_udp_streams_end_is_lowered() {
+    let text = RADON.replace("transport = \"radon\"\n", "");
+    let p = lowered(&text);
+    match &p.workloads[0] {
+        PlanWorkload::Udp {
+            packets, stop_s, ..
+        } => assert_eq!((*packets, *stop_s), (Some(1000), None)),
+        w => panic!("{w:?}"),
+    }
+}

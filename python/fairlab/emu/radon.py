@@ -1,0 +1,173 @@
+"""Radon streams on the namespace backend: the plan's ``radon`` workloads run
+by the socket agent (``crates/fairlab-radon``; docs/radon.md, "On real
+sockets"), one receiver and one sender for the whole emulated network: each
+stream's socket is opened in its host's namespace, and one sender loop paces
+every stream (six busy-waiting processes on two cores would spoil each
+other's pacing).
+
+The receiver runs on a thread of this process and the sender on another
+(both release the GIL); the Python agents of the plan's other workloads run
+beside them. Their tables (``streams``, ``radon_series``, ``pacing``) keep
+the simulator's column names (``fairlab.metrics``), so ``fairlab compare``
+sets the two backends side by side.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from typing import Any
+
+from .. import _core
+from .apply import Names
+
+#: How long after its last datagram the sender waits for the last feedback
+#: and the receivers' last arrivals before it asks for their records.
+DRAIN_S = 0.3
+
+
+def streams(plan: dict) -> list[dict]:
+    """The plan's Radon streams, in flow order."""
+    return [w for w in plan["workloads"] if w["kind"] == "radon"]
+
+
+def configs(names: Names, duration_s: float, deadline_s: float, trace: bool) -> tuple[dict, dict]:
+    """The receiver's and the sender's configurations (the agent's contract)
+    for the plan's admitted Radon streams."""
+    plan = names.plan
+    admitted = [w for w in streams(plan) if not w.get("refused_at")]
+    listen: dict[tuple[str, int], dict] = {}
+    for w in admitted:
+        listen.setdefault(
+            (w["dst"], w["port"]),
+            {"netns": names.ns(w["dst"]), "addr": w["dst_addr"], "port": w["port"]},
+        )
+    recv = {
+        "listen": list(listen.values()),
+        "deadline_s": deadline_s + 10.0,
+        "sessions": 1,
+        "max_records": 5_000_000,
+    }
+    send = {
+        "streams": [
+            {
+                "id": w["flow_id"],
+                "netns": names.ns(w["src"]),
+                "src_addr": w["src_addr"],
+                "dst_addr": w["dst_addr"],
+                "port": w["port"],
+                "payload_bytes": w["payload_bytes"],
+                "start_s": w["start_s"],
+                "packets": w.get("packets"),
+                "stop_s": w.get("stop_s"),
+                "sender": w["sender"],
+                "receiver": w["receiver"],
+            }
+            for w in admitted
+        ],
+        "duration_s": duration_s,
+        "drain_s": DRAIN_S,
+        "pacing": "auto",
+        "cpu": None,
+        "deadline_s": deadline_s + 10.0,
+        "trace": trace,
+    }
+    return recv, send
+
+
+class Receiver(threading.Thread):
+    """The receiving agent on a thread: its one-line summary, or the error
+    it stopped with."""
+
+    def __init__(self, config: dict) -> None:
+        super().__init__(name="radon-recv", daemon=True)
+        self.config = config
+        self.summary: Any = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.summary = json.loads(_core.radon_recv(json.dumps(self.config)))
+        except BaseException as e:  # reported by the caller
+            self.error = e
+
+
+def run(names: Names, duration_s: float, deadline_s: float, trace: bool = False) -> dict | None:
+    """Runs the plan's Radon streams; returns the sender's result (tables and
+    machine facts), or None when the plan has no admitted stream."""
+    recv_cfg, send_cfg = configs(names, duration_s, deadline_s, trace)
+    if not send_cfg["streams"]:
+        return None
+    receiver = Receiver(recv_cfg)
+    receiver.start()
+    try:
+        out = json.loads(_core.radon_send(json.dumps(send_cfg)))
+    finally:
+        receiver.join(timeout=deadline_s + 15.0)
+    if receiver.error is not None:
+        raise receiver.error
+    out["receiver_summary"] = receiver.summary
+    return out
+
+
+#: The simulator's `streams` columns (fairlab-sim metrics/radon.rs), in
+#: its order; the agent's own columns follow them.
+STREAM_COLUMNS = [
+    "flow_id", "workload", "src", "dst", "admitted", "refused_at", "send_rate_mbps",
+    "num_sent", "num_recv", "num_lost", "pct_lost", "recv_rate_mbps", "recv_wire_rate_mbps",
+    "mean_wait_us", "final_wait_us", "start_s", "stop_s", "utilization", "period_us",
+    "local_drops", "feedback_sent", "feedback_received",
+]  # fmt: skip
+
+
+def _rows(table: Any) -> list[dict]:
+    """A table the agent returned, as rows (it gives rows or columns)."""
+    if table is None:
+        return []
+    if isinstance(table, list):
+        return table
+    cols = list(table)
+    n = len(table[cols[0]]) if cols else 0
+    return [{c: table[c][i] for c in cols} for i in range(n)]
+
+
+def tables(plan: dict, out: dict | None) -> dict[str, Any]:
+    """The run's Radon tables as Arrow: ``streams`` (every stream of the plan,
+    refused ones included, the simulator's columns first), ``radon_series``,
+    ``pacing`` and, when recorded, ``radon_trace``."""
+    import pyarrow as pa
+
+    got = (out or {}).get("tables", {})
+    by_id = {int(r["flow_id"]): r for r in _rows(got.get("streams"))}
+    rows = []
+    for w in streams(plan):
+        r = dict(by_id.get(w["flow_id"], {}))
+        admitted = not w.get("refused_at")
+        payload, wire = w["payload_bytes"], w["wire_bytes"]
+        recv_rate = float(r.get("recv_rate_mbps", 0.0))
+        row = {
+            "flow_id": w["flow_id"],
+            "workload": w["workload"],
+            "src": w["src"],
+            "dst": w["dst"],
+            "admitted": admitted,
+            "refused_at": w.get("refused_at"),
+            "recv_wire_rate_mbps": recv_rate * wire / payload,
+            "utilization": w["utilization"],
+            "period_us": w["period_s"] * 1e6,
+            "local_drops": int(r.get("local_drops", 0)),
+        }
+        for c in STREAM_COLUMNS:
+            if c not in row:
+                row[c] = r.get(c, 0 if c.startswith(("num_", "feedback_")) else float("nan"))
+        if not admitted:
+            row["start_s"] = row["stop_s"] = None
+        for c, v in r.items():
+            row.setdefault(c, v)
+        rows.append(row)
+    result = {"streams": pa.Table.from_pylist(rows)}
+    names = (("radon_series", "radon_series"), ("pacing", "pacing"), ("trace", "radon_trace"))
+    for name, key in names:
+        if got.get(name) is not None:
+            result[key] = pa.Table.from_pylist(_rows(got[name]))
+    return result
