@@ -7,10 +7,21 @@ import argparse
 import sys
 from pathlib import Path
 
-from .common import MAX_RUNS, check_out_dir, read_scenario, seconds, seed_list, shorten, warn
+from .common import (
+    MAX_RUNS,
+    UsageError,
+    check_out_dir,
+    read_scenario,
+    seconds,
+    seed_list,
+    shorten,
+    warn,
+)
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    if Path(args.file).is_dir():
+        return _compare_run_dir(args)
     from .. import ScenarioError, backends, simulate
     from ..emu.compare import compare, format_table
 
@@ -53,13 +64,48 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_run_dir(args: argparse.Namespace) -> int:
+    """A run already made on another backend (a directory of `fairlab run
+    --out`, `fairlab emulate --out`, or a Radon run between real machines,
+    `fairlab radon send --out`) beside the simulator on its own scenario and
+    seed."""
+    from .. import load, simulate
+    from ..emu.compare import format_table, metrics, table
+    from ..result import Result
+
+    run = load(args.file)
+    if not isinstance(run, Result):
+        raise UsageError(f"{args.file}: a results store, not one run; expected a run directory")
+    if not run.scenario:
+        raise UsageError(f"{args.file}: the run keeps no scenario; expected a run directory")
+    seed = int(run.summary.get("seed", run.scenario.get("seed", 1)))
+    other = str(run.summary.get("backend", "other"))
+    if other == "sim":
+        raise UsageError(f"{args.file}: a simulator run; expected a run of another backend")
+    sim_runs = [metrics(simulate(run.scenario, seed=seed)) | {"seed": seed}]
+    other_runs = [metrics(run) | {"seed": seed}]
+    rows = table(sim_runs, other_runs, other)
+    if args.format == "csv":
+        import pandas as pd
+
+        pd.DataFrame(rows).to_csv(sys.stdout, index=False, float_format="%.6g")
+    else:
+        print(f"{shorten(args.file)}: the simulator (seed {seed}) beside the stored {other} run")
+        print(format_table(rows, other))
+    return 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     cp = sub.add_parser(
         "compare",
         help="the simulator and the kernel (root) or real ns-2 on the same scenario, metric by "
         "metric",
     )
-    cp.add_argument("file", help="scenario TOML file")
+    cp.add_argument(
+        "file",
+        help="scenario TOML file; or a run directory of another backend (emulate --out, radon "
+        "send --out), set beside the simulator on its scenario and seed",
+    )
     cp.add_argument("--seeds", default="3", help="seeds: N (1..N) or a list (default 3)")
     cp.add_argument(
         "--against",

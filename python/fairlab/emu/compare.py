@@ -22,6 +22,12 @@ METRICS = (
     ("drops", "switch drops (packets)"),
     ("rounds_completed", "incast rounds completed"),
     ("udp_delivered", "UDP datagrams delivered"),
+    ("radon_sent", "Radon datagrams sent"),
+    ("radon_lost_pct", "Radon datagrams lost (%)"),
+    ("radon_max_lost_pct", "Radon worst stream lost (%)"),
+    ("radon_recv_rate_mbps", "Radon received payload (Mb/s)"),
+    ("radon_mean_wait_us", "Radon mean wait (µs)"),
+    ("radon_feedback_received", "Radon feedback received"),
 )
 _BPS = {"incast_goodput_bps", "flow_goodput_mean_bps", "flow_goodput_min_bps"}
 
@@ -48,7 +54,29 @@ def metrics(res: Result) -> dict[str, float]:
 
             row["winner_loser_ratio"] = winner_loser_ratio(g)
         row["retransmits"] = float(sum(int(x) for x in f["retransmits"] if int(x) >= 0))
+    row.update(_radon_metrics(res))
     return row
+
+
+def _radon_metrics(res: Result) -> dict[str, float]:
+    """The Radon streams' totals (admitted streams; the `streams` table has
+    the same columns on every backend)."""
+    if "streams" not in res.tables:
+        return {}
+    st = res.tables["streams"]
+    st = st[st["admitted"].astype(bool)]
+    if not len(st):
+        return {}
+    sent = float(st["num_sent"].sum())
+    lost = float(st["num_lost"].sum())
+    return {
+        "radon_sent": sent,
+        "radon_lost_pct": 100 * lost / sent if sent else math.nan,
+        "radon_max_lost_pct": float(st["pct_lost"].max()),
+        "radon_recv_rate_mbps": float(st["recv_rate_mbps"].sum()),
+        "radon_mean_wait_us": float(st["mean_wait_us"].mean()),
+        "radon_feedback_received": float(st["feedback_received"].sum()),
+    }
 
 
 def _mean_std(xs: Sequence[float]) -> tuple[float, float]:

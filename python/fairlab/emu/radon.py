@@ -171,3 +171,76 @@ def tables(plan: dict, out: dict | None) -> dict[str, Any]:
         if got.get(name) is not None:
             result[key] = pa.Table.from_pylist(_rows(got[name]))
     return result
+
+
+#: What the lowering is told of a real machine's kernel when it plans a
+#: Radon run between real hosts: nothing of it is configured (no namespace,
+#: shaper or route), so only the streams' configurations are used.
+REAL_MACHINE = {
+    "hz": 250,
+    "congestion_controls": ["reno", "cubic"],
+    "qdiscs": ["htb", "bfifo", "pfifo"],
+}
+
+
+def real_plan(scenario_json: str) -> dict:
+    """The scenario's Radon streams as the namespace lowering configures
+    them (the same reservation, pacing and models at each path's slowest
+    link), for a run between real machines."""
+    return json.loads(_core.lower_netns_json(scenario_json, json.dumps(REAL_MACHINE)))
+
+
+def real_config(
+    plan: dict,
+    peers: dict[str, str],
+    host: str | None,
+    port: int,
+    deadline_s: float,
+    pacing: str = "auto",
+    cpu: int | None = None,
+) -> dict:
+    """The sender's configuration for the streams of ``plan`` that ``host``
+    sends (all of them without one), each to its receiving host's address in
+    ``peers``; ValueError naming what is missing."""
+    mine = [
+        w for w in streams(plan) if not w.get("refused_at") and (host is None or w["src"] == host)
+    ]
+    if not mine:
+        hosts = sorted({w["src"] for w in streams(plan)})
+        raise ValueError(
+            f"--host: {host!r} sends no admitted Radon stream; expected one of {', '.join(hosts)}"
+            if host
+            else "the scenario has no admitted Radon stream; expected udp workloads with "
+            'transport = "radon"'
+        )
+    missing = sorted({w["dst"] for w in mine} - set(peers))
+    if missing:
+        raise ValueError(
+            f"--peer: no address for {', '.join(missing)}; expected --peer {missing[0]}=ADDRESS "
+            "(the host running `fairlab radon recv`)"
+        )
+    duration = plan["duration_s"] or deadline_s
+    return {
+        "streams": [
+            {
+                "id": w["flow_id"],
+                "netns": None,
+                "src_addr": None,
+                "dst_addr": peers[w["dst"]],
+                "port": port,
+                "payload_bytes": w["payload_bytes"],
+                "start_s": w["start_s"],
+                "packets": w.get("packets"),
+                "stop_s": w.get("stop_s"),
+                "sender": w["sender"],
+                "receiver": w["receiver"],
+            }
+            for w in mine
+        ],
+        "duration_s": duration,
+        "drain_s": DRAIN_S,
+        "pacing": pacing,
+        "cpu": cpu,
+        "deadline_s": deadline_s,
+        "trace": False,
+    }
