@@ -133,18 +133,18 @@ def _rows(table: Any) -> list[dict]:
 
 def tables(plan: dict, out: dict | None) -> dict[str, Any]:
     """The run's Radon tables as Arrow: ``streams`` (every stream of the plan,
-    refused ones included, the simulator's columns first), ``radon_series``,
-    ``pacing`` and, when recorded, ``radon_trace``."""
+    refused ones included, the simulator's columns first), ``radon_series``
+    and ``pacing``, from the sender's result ``out``."""
     import pyarrow as pa
 
-    got = (out or {}).get("tables", {})
+    got = out or {}
     by_id = {int(r["flow_id"]): r for r in _rows(got.get("streams"))}
     rows = []
     for w in streams(plan):
         r = dict(by_id.get(w["flow_id"], {}))
         admitted = not w.get("refused_at")
         payload, wire = w["payload_bytes"], w["wire_bytes"]
-        recv_rate = float(r.get("recv_rate_mbps", 0.0))
+        recv_rate = float(r.get("recv_rate_mbps") or 0.0)
         row = {
             "flow_id": w["flow_id"],
             "workload": w["workload"],
@@ -152,25 +152,62 @@ def tables(plan: dict, out: dict | None) -> dict[str, Any]:
             "dst": w["dst"],
             "admitted": admitted,
             "refused_at": w.get("refused_at"),
+            # The wire's bytes per datagram over its payload's (28 bytes
+            # of headers and the link's framing), as the simulator counts.
             "recv_wire_rate_mbps": recv_rate * wire / payload,
             "utilization": w["utilization"],
             "period_us": w["period_s"] * 1e6,
-            "local_drops": int(r.get("local_drops", 0)),
+            # The sender's own qdisc may refuse a datagram: sendto then
+            # fails, which the agent counts among its send errors, not here.
+            "local_drops": 0,
         }
         for c in STREAM_COLUMNS:
             if c not in row:
-                row[c] = r.get(c, 0 if c.startswith(("num_", "feedback_")) else float("nan"))
+                row[c] = r.get(c, 0 if c.startswith(("num_", "feedback_")) else None)
         if not admitted:
             row["start_s"] = row["stop_s"] = None
         for c, v in r.items():
             row.setdefault(c, v)
         rows.append(row)
     result = {"streams": pa.Table.from_pylist(rows)}
-    names = (("radon_series", "radon_series"), ("pacing", "pacing"), ("trace", "radon_trace"))
-    for name, key in names:
+    for name in ("radon_series", "pacing"):
         if got.get(name) is not None:
-            result[key] = pa.Table.from_pylist(_rows(got[name]))
+            result[name] = pa.Table.from_pylist(_rows(got[name]))
     return result
+
+
+def last_arrival_s(out: dict | None) -> float:
+    """When the last Radon datagram arrived, from the run's start (0 without
+    one)."""
+    recv = [x for x in ((out or {}).get("radon_series") or {}).get("recv_s", []) if x is not None]
+    return max(recv, default=0.0)
+
+
+def decision_mismatches(out: dict | None) -> list[dict]:
+    """The decisions the agents made on this run's real timestamps that the
+    simulator's driver, fed the same sequence, would not have made (issue
+    22: one algorithm, two drivers); empty when they agree."""
+    traces = (out or {}).get("trace")
+    if not traces:
+        return []
+    return json.loads(_core.radon_replay(json.dumps(traces)))
+
+
+def summary(out: dict | None) -> dict[str, Any]:
+    """What the run's summary keeps of the agents: how they paced and
+    stamped, and whether the two drivers agreed."""
+    if out is None:
+        return {}
+    m = out.get("machine", {})
+    return {
+        "radon_pacing": str(m.get("pacing", "")),
+        "radon_pacing_why": str(m.get("pacing_why", "")),
+        "radon_txtime": str(m.get("txtime", "")),
+        "radon_stamp_source": str(m.get("stamp_source", "")),
+        "radon_sender_cpu_s": float(m.get("sender_cpu_s") or 0.0),
+        "radon_send_errors": int(m.get("send_errors") or 0),
+        "radon_decision_mismatches": len(decision_mismatches(out)),
+    }
 
 
 #: What the lowering is told of a real machine's kernel when it plans a

@@ -446,6 +446,7 @@ def emulate(
     if errors:
         raise EmulationRefused("agents failed: " + "; ".join(errors[:3]))
     run_end = max(r["end_s"] for r in reports) if reports else 0.0
+    run_end = max(run_end, emu_radon.last_arrival_s(radon_out))
     if plan["duration_s"]:
         run_end = min(run_end, plan["duration_s"])
     flows = tb.flows_table(plan, reports, run_end)
@@ -462,6 +463,9 @@ def emulate(
     }
     if radon_run:
         tables.update(emu_radon.tables(plan, radon_out))
+        summary_radon = emu_radon.summary(radon_out)
+    else:
+        summary_radon = {}
     left_out = 0
     if captured is not None:
         trace, left_out = tb.drop_trace_table(plan, captured["rows"])
@@ -473,6 +477,7 @@ def emulate(
         tables["drop_runs"] = tb.frame(runs, tb.DROP_RUN_COLUMNS)
         tables["flow_drop_runs"] = tb.frame(flow_runs, tb.FLOW_DROP_RUN_COLUMNS)
     summary = _summary(plan, facts, seed, reports, flows, rounds, ports, run_end)
+    summary.update(summary_radon)
     summary.update(
         {
             "run_prefix": prefix,
