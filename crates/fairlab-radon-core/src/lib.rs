@@ -25,6 +25,8 @@
 //! - [`sender`]: the sending host as a state machine: non-adaptive (UDPmon's
 //!   fixed wait), rate, or window mode.
 //! - [`admission`]: per-port admission, Σu ≤ 1 − reserve with wire bytes.
+//! - [`trace`]: a decision trace (inputs a driver fed, decisions made), for
+//!   checking two drivers make the same decisions.
 //! - [`calculus`]: network-calculus closed forms and feed-forward per-port
 //!   bounds.
 //!
@@ -130,6 +132,7 @@ pub mod receiver;
 pub mod response;
 pub mod rfd;
 pub mod sender;
+pub mod trace;
 
 pub use admission::{admit, wire_bytes, Ledger, Refusal, StreamAsk};
 pub use calculus::{
