@@ -18,8 +18,9 @@ use std::io::{BufRead, Read, Write};
 pub const PROTO: &str = "fairlab-radon";
 /// The protocol version this build speaks.
 pub const PROTOCOL_VERSION: u32 = 1;
-/// The longest control line accepted.
-pub const MAX_LINE_BYTES: usize = 1 << 20;
+/// The longest control line accepted: a summary carries the receiver's
+/// decision trace when one is asked for (about 100 bytes an event).
+pub const MAX_LINE_BYTES: usize = 64 << 20;
 /// One record on the wire.
 pub const RECORD_BYTES: usize = 33;
 
@@ -244,6 +245,7 @@ mod tests {
             Err(Error::Malformed(_))
         ));
         let long = vec![b'x'; MAX_LINE_BYTES + 10];
+        // (64 MiB: the bound holds for a peer that never ends its line.)
         let e = recv(&mut std::io::BufReader::new(&long[..])).unwrap_err();
         assert!(e.to_string().contains("longer than"), "{e}");
     }

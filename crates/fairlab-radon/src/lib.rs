@@ -47,5 +47,5 @@ pub fn recv_json(
 pub fn send_json(config: &str, cancelled: &mut dyn FnMut() -> bool) -> Result<String> {
     let cfg: config::SendConfig = config::parse("sender", config)?;
     let run = send::run(&cfg, cancelled)?;
-    Ok(tables::result(&cfg, &run).to_string())
+    Ok(tables::result(&cfg, &run))
 }

@@ -115,9 +115,14 @@ pub fn run(cfg: &SendConfig, cancelled: &mut dyn FnMut() -> bool) -> Result<Run>
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+    let caps: BTreeMap<u32, u64> = cfg
+        .streams
+        .iter()
+        .map(|s| (s.id, s.max_packets(cfg.duration_s)))
+        .collect();
     let mut collected = Vec::new();
     for r in receivers.iter_mut() {
-        collected.push(collect(r, deadline_ns)?);
+        collected.push(collect(r, &caps, deadline_ns)?);
     }
     Ok(Run {
         sessions,
@@ -280,7 +285,7 @@ fn drain_feedback(sessions: &mut [SendSession], sockets: &[UdpSocket], t0_ns: i6
 }
 
 /// Done → the receiver's summary and records.
-fn collect(r: &mut Receiver, deadline_ns: i64) -> Result<Collected> {
+fn collect(r: &mut Receiver, caps: &BTreeMap<u32, u64>, deadline_ns: i64) -> Result<Collected> {
     let at = sock::place(r.key.0.as_deref(), &r.key.1, r.key.2);
     let left = Duration::from_nanos((deadline_ns - monotonic_ns()).max(1_000_000) as u64);
     let _ = r.ctl.get_ref().set_read_timeout(Some(left));
@@ -295,6 +300,13 @@ fn collect(r: &mut Receiver, deadline_ns: i64) -> Result<Collected> {
     };
     let mut records = BTreeMap::new();
     for s in &summaries {
+        let cap = caps.get(&s.id).copied().unwrap_or(0);
+        if s.records > cap {
+            return Err(Error::Malformed(format!(
+                "the receiver at {at} returns {} records for stream {}, which may send {cap}",
+                s.records, s.id
+            )));
+        }
         records.insert(s.id, control::recv_records(&mut r.ctl, s.records)?);
     }
     Ok(Collected {

@@ -12,7 +12,7 @@ use crate::send::Run;
 use crate::session::{ns_to_ps, Record};
 use crate::stamp::StampSource;
 use fairlab_radon_core::{Estimate, Receiver};
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 /// An ordered set of columns.
 #[derive(Default)]
@@ -36,13 +36,19 @@ impl Table {
     fn s(&mut self, name: &'static str, v: &str) {
         self.col(name).push(json!(v));
     }
-    pub fn into_json(self) -> Value {
-        Value::Object(
-            self.0
-                .into_iter()
-                .map(|(n, c)| (n.to_string(), Value::Array(c)))
-                .collect::<Map<String, Value>>(),
-        )
+    /// The table as a JSON object whose keys keep the columns' order
+    /// (serde_json's own map sorts them).
+    pub fn to_json(&self) -> String {
+        let mut out = String::from("{");
+        for (k, (name, col)) in self.0.iter().enumerate() {
+            if k > 0 {
+                out.push(',');
+            }
+            out.push_str(&format!("{name:?}:"));
+            out.push_str(&Value::Array(col.clone()).to_string());
+        }
+        out.push('}');
+        out
     }
 }
 
@@ -78,7 +84,7 @@ fn dominant(records: &[Record]) -> &'static str {
 
 /// The whole result: `streams`, `radon_series`, `pacing`, `trace` (when
 /// asked) and `machine`.
-pub fn result(cfg: &SendConfig, run: &Run) -> Value {
+pub fn result(cfg: &SendConfig, run: &Run) -> String {
     let mut streams = Table::default();
     let mut series = Table::default();
     let mut pacing = Table::default();
@@ -114,15 +120,17 @@ pub fn result(cfg: &SendConfig, run: &Run) -> Value {
             }));
         }
     }
-    let mut out = json!({
-        "streams": streams.into_json(),
-        "radon_series": series.into_json(),
-        "pacing": pacing.into_json(),
-        "machine": machine(run),
-    });
+    let mut out = format!(
+        r#"{{"streams":{},"radon_series":{},"pacing":{},"machine":{}"#,
+        streams.to_json(),
+        series.to_json(),
+        pacing.to_json(),
+        machine(run)
+    );
     if cfg.trace {
-        out["trace"] = Value::Array(traces);
+        out.push_str(&format!(r#","trace":{}"#, Value::Array(traces)));
     }
+    out.push('}');
     out
 }
 
