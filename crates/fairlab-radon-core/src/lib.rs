@@ -38,8 +38,9 @@
 //! - [`Feedback`] lives in its own module, [`feedback`] (re-exported by
 //!   [`receiver`] and here).
 //! - Additions only: [`Trend::code`]/[`Trend::name`], [`Feedback::to_bytes`],
-//!   [`Receiver::feedback`] and [`Receiver::estimates`], [`Sender::rad`] and
-//!   [`Sender::next_poll_ps`], [`Rad::budget_left_packets`],
+//!   [`Receiver::feedback`] and [`Receiver::estimates`], [`Sender::rad`],
+//!   [`Sender::next_poll_ps`], [`Sender::config`], [`Receiver::config`],
+//!   [`Rad::budget_left_packets`],
 //!   [`RateResponse::reservation_wait_ps`], [`RateResponse::for_reservation`],
 //!   [`RateResponse::wait_min_for`], [`calculus::RateLatency::for_port`],
 //!   [`admission::ETHERNET_UDP_IPV4_OVERHEAD_BYTES`], and the reading enums

@@ -49,3 +49,16 @@ pub fn send_json(config: &str, cancelled: &mut dyn FnMut() -> bool) -> Result<St
     let run = send::run(&cfg, cancelled)?;
     Ok(tables::result(&cfg, &run))
 }
+
+/// Measures the machine from its JSON config; returns the figures as JSON.
+pub fn calibrate_json(config: &str) -> Result<String> {
+    let cfg: calibrate::CalibrateConfig = config::parse("calibration", config)?;
+    let cal = calibrate::run(&cfg)?;
+    Ok(serde_json::to_string(&cal).expect("plain data"))
+}
+
+/// The warning for datagrams `spacing_us` apart on a calibrated machine.
+pub fn spacing_warning_json(calibration: &str, spacing_us: f64) -> Result<Option<String>> {
+    let cal: calibrate::Calibration = config::parse("calibration", calibration)?;
+    Ok(calibrate::spacing_warning(&cal, spacing_us))
+}

@@ -230,6 +230,21 @@ fn pace(
         };
         // ps → ns, rounded up: never early.
         let target_ns = t0_ns + (due_ps + 999).div_euclid(1000);
+        // Checked here, not only while waiting: at fine spacings the loop
+        // never waits long enough to.
+        let now = monotonic_ns();
+        if now >= next_cancel {
+            next_cancel = now + CANCEL_EVERY_NS;
+            if cancelled() {
+                return Err(Error::Interrupted);
+            }
+            if now > deadline_ns {
+                return Err(Error::Deadline(format!(
+                    "sender deadline_s = {} passed while sending",
+                    cfg.deadline_s
+                )));
+            }
+        }
         loop {
             let now = monotonic_ns();
             let left = target_ns - now;
@@ -237,18 +252,6 @@ fn pace(
                 break;
             }
             drain_feedback(sessions, sockets, t0_ns);
-            if now >= next_cancel {
-                next_cancel = now + CANCEL_EVERY_NS;
-                if cancelled() {
-                    return Err(Error::Interrupted);
-                }
-                if now > deadline_ns {
-                    return Err(Error::Deadline(format!(
-                        "sender deadline_s = {} passed while sending",
-                        cfg.deadline_s
-                    )));
-                }
-            }
             if mode == Pacing::Hybrid && left > HYBRID_MARGIN_NS + SPIN_ONLY_NS {
                 clock::sleep_until((target_ns - HYBRID_MARGIN_NS).min(now + 1_000_000));
             }

@@ -121,6 +121,12 @@ impl SendSession {
         }
     }
 
+    /// Makes a poll due at `at_ps` whatever the session decided (a replay
+    /// feeds the recorded poll instants).
+    pub fn force_due(&mut self, at_ps: i64) {
+        self.due_ps = Some(at_ps);
+    }
+
     /// The instant datagram `frame` actually left (the pacing row's).
     pub fn sent_at(&mut self, frame: u64, sent_ps: i64) {
         if let Some(row) = self.pacing.iter_mut().rev().find(|r| r.frame == frame) {
