@@ -35,6 +35,10 @@ pub struct StreamHello {
     /// Record the receiver's decision trace.
     #[serde(default)]
     pub trace: bool,
+    /// The sender's CLOCK_REALTIME at the session's start, ns: stamps go
+    /// to the core as ps after it (absolute ns × 1000 would overflow i64).
+    #[serde(default)]
+    pub epoch_ns: i64,
 }
 
 /// A stream's outcome at the receiver.
@@ -207,6 +211,7 @@ mod tests {
             max_packets: 10,
             receiver: ReceiverConfig::new(12_000_000),
             trace: false,
+            epoch_ns: 1_700_000_000_000_000_000,
         }
     }
 

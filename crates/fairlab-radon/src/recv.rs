@@ -215,7 +215,7 @@ fn start(mut ctl: BufReader<TcpStream>, peer: String, streams: &[StreamHello]) -
     let sessions = streams
         .iter()
         .map(|s| {
-            let r = RecvSession::new(s.id, s.receiver, s.max_packets as usize);
+            let r = RecvSession::new(s.id, s.receiver, s.max_packets as usize, s.epoch_ns);
             (s.id, if s.trace { r.with_trace() } else { r })
         })
         .collect();

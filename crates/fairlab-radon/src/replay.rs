@@ -8,7 +8,7 @@ use fairlab_radon_core::trace::{compare, Event, Mismatch, StreamTrace};
 
 /// The decisions the sessions make on `t`'s inputs, as a trace.
 pub fn through_sessions(t: &StreamTrace) -> StreamTrace {
-    let mut r = RecvSession::new(t.flow_id, t.receiver, usize::MAX).with_trace();
+    let mut r = RecvSession::new(t.flow_id, t.receiver, usize::MAX, 0).with_trace();
     for ev in &t.receiver_events {
         if let Event::Datagram {
             frame,

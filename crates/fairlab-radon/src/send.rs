@@ -37,6 +37,8 @@ pub struct Run {
     pub sessions: Vec<SendSession>,
     pub collected: Vec<Collected>,
     pub chosen: Chosen,
+    /// The receivers' stamp epoch (CLOCK_REALTIME ns; see StreamHello).
+    pub epoch_ns: i64,
     /// t0 on both clocks, ns.
     pub t0_mono_ns: i64,
     pub t0_real_ns: i64,
@@ -68,7 +70,8 @@ impl Draws {
 pub fn run(cfg: &SendConfig, cancelled: &mut dyn FnMut() -> bool) -> Result<Run> {
     cfg.check()?;
     let deadline_ns = monotonic_ns() + (cfg.deadline_s * 1e9) as i64;
-    let mut receivers = connect_all(cfg)?;
+    let epoch_ns = realtime_ns();
+    let mut receivers = connect_all(cfg, epoch_ns)?;
     let sockets = cfg
         .streams
         .iter()
@@ -128,6 +131,7 @@ pub fn run(cfg: &SendConfig, cancelled: &mut dyn FnMut() -> bool) -> Result<Run>
         sessions,
         collected,
         chosen,
+        epoch_ns,
         t0_mono_ns,
         t0_real_ns,
         cpu_ns,
@@ -154,7 +158,7 @@ fn make_sessions(cfg: &SendConfig) -> Vec<SendSession> {
 }
 
 /// One control session per receiver: hello, then ok or its refusal.
-fn connect_all(cfg: &SendConfig) -> Result<Vec<Receiver>> {
+fn connect_all(cfg: &SendConfig, epoch_ns: i64) -> Result<Vec<Receiver>> {
     let mut groups: BTreeMap<(Option<String>, String, u16), Vec<StreamHello>> = BTreeMap::new();
     for s in &cfg.streams {
         let key = (s.netns.clone(), s.dst_addr.clone(), s.port);
@@ -164,6 +168,7 @@ fn connect_all(cfg: &SendConfig) -> Result<Vec<Receiver>> {
             max_packets: s.max_packets(cfg.duration_s),
             receiver: s.receiver,
             trace: cfg.trace,
+            epoch_ns,
         });
     }
     let patience = Duration::from_secs_f64(cfg.connect_s);

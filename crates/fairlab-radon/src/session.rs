@@ -188,12 +188,17 @@ pub struct RecvSession {
     pub over_cap: u64,
     pub feedback_sent: u64,
     pub trace: Option<Vec<Event>>,
+    /// CLOCK_REALTIME ns that the core's ps count from.
+    epoch_ns: i64,
 }
 
 impl RecvSession {
-    pub fn new(id: u32, cfg: ReceiverConfig, cap: usize) -> Self {
+    /// A stream's receiver; its stamps reach the core as ps after
+    /// `epoch_ns` (the sender's, from the hello).
+    pub fn new(id: u32, cfg: ReceiverConfig, cap: usize, epoch_ns: i64) -> Self {
         RecvSession {
             id,
+            epoch_ns,
             receiver: Receiver::new(cfg),
             cap,
             records: Vec::with_capacity(cap.min(1 << 16)),
@@ -227,7 +232,11 @@ impl RecvSession {
             wait_ns: h.wait_ns,
             source,
         });
-        self.on_stamps(h.frame, ns_to_ps(h.sent_ns), ns_to_ps(recv_ns))
+        let (sent_ps, recv_ps) = (
+            stamp_ps(h.sent_ns, self.epoch_ns),
+            stamp_ps(recv_ns, self.epoch_ns),
+        );
+        self.on_stamps(h.frame, sent_ps, recv_ps)
     }
 
     /// The core's step on one datagram's stamps (ps), traced.
@@ -254,9 +263,10 @@ impl RecvSession {
     }
 }
 
-/// Nanoseconds as the core's picoseconds, saturating.
-pub fn ns_to_ps(ns: i64) -> i64 {
-    ns.saturating_mul(1000)
+/// A CLOCK_REALTIME stamp as the core's picoseconds after `epoch_ns`
+/// (saturating: 106 days either side of the epoch fit).
+pub fn stamp_ps(ns: i64, epoch_ns: i64) -> i64 {
+    ns.saturating_sub(epoch_ns).saturating_mul(1000)
 }
 
 #[cfg(test)]
@@ -306,7 +316,7 @@ mod tests {
 
     #[test]
     fn a_receiver_session_answers_every_feedback_every_and_keeps_its_cap() {
-        let mut r = RecvSession::new(1, ReceiverConfig::new(12_000_000), 12);
+        let mut r = RecvSession::new(1, ReceiverConfig::new(12_000_000), 12, 0);
         let mut fbs = 0;
         for frame in 0..15u64 {
             let h = DataHeader {
@@ -321,6 +331,33 @@ mod tests {
         }
         assert_eq!((fbs, r.records.len(), r.over_cap), (2, 12, 3));
         assert_eq!(r.feedback_sent, 2);
+    }
+
+    #[test]
+    fn todays_stamps_reach_the_core_unsaturated() {
+        // CLOCK_REALTIME ns × 1000 is beyond i64: the epoch keeps RFD exact.
+        let epoch = 1_790_000_000_000_000_000i64;
+        let mut r = RecvSession::new(0, ReceiverConfig::new(12_000_000), 10, epoch).with_trace();
+        for frame in 0..2u64 {
+            let sent = epoch + 5_000 + frame as i64 * 100_000;
+            let h = DataHeader {
+                stream: 0,
+                frame,
+                sent_ns: sent,
+                wait_ns: 100_000,
+            };
+            r.on_datagram(&h, sent + 30_000 + frame as i64 * 7, StampSource::Kernel);
+        }
+        let t = r.trace.unwrap();
+        assert_eq!(
+            t[1],
+            Event::Datagram {
+                frame: 1,
+                sent_ps: 105_000_000,
+                recv_ps: 135_007_000
+            }
+        );
+        assert_eq!(stamp_ps(i64::MAX, -1), i64::MAX);
     }
 
     #[test]

@@ -9,7 +9,7 @@
 
 use crate::config::{Pacing, SendConfig};
 use crate::send::Run;
-use crate::session::{ns_to_ps, Record};
+use crate::session::{stamp_ps, Record};
 use crate::stamp::StampSource;
 use fairlab_radon_core::{Estimate, Receiver};
 use serde_json::{json, Value};
@@ -108,7 +108,7 @@ pub fn result(cfg: &SendConfig, run: &Run) -> String {
             cpu_s: run.cpu_ns as f64 / 1e9 * s.sent() as f64 / total_sent.max(1) as f64,
         };
         stream_row(&mut streams, cfg, run, &row, summary, records);
-        series_rows(&mut series, s.id, sc.receiver, records, run.t0_real_ns);
+        series_rows(&mut series, s.id, sc.receiver, records, run);
         if cfg.trace {
             traces.push(json!({
                 "flow_id": s.id,
@@ -273,12 +273,14 @@ fn series_rows(
     id: u32,
     rc: fairlab_radon_core::ReceiverConfig,
     records: &[Record],
-    t0_real_ns: i64,
+    run: &Run,
 ) {
+    let (t0_real_ns, epoch) = (run.t0_real_ns, run.epoch_ns);
     let mut rx = Receiver::new(rc);
     let (mut basic, mut pathload, mut median5) = (None, None, None);
     for r in records {
-        let (obs, _) = rx.on_datagram(r.frame, ns_to_ps(r.sent_ns), ns_to_ps(r.recv_ns));
+        let (sent_ps, recv_ps) = (stamp_ps(r.sent_ns, epoch), stamp_ps(r.recv_ns, epoch));
+        let (obs, _) = rx.on_datagram(r.frame, sent_ps, recv_ps);
         basic = obs.basic.or(basic);
         pathload = obs.pathload.or(pathload);
         median5 = obs.median5.or(median5);

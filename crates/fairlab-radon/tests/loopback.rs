@@ -60,6 +60,23 @@ fn a_stream_over_loopback_is_accounted_for_frame_by_frame() {
     assert_eq!(col(&v, "pacing", "late_us").len() as i64, sent);
     let rate = col(&v, "streams", "send_rate_mbps")[0].as_f64().unwrap();
     assert!(rate <= 20.0 * 1.0001 && rate > 10.0, "{rate}");
+    // Real stamps: one-way delays of microseconds, RFDs that differ.
+    let owd: Vec<f64> = col(&v, "radon_series", "owd_us")
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(
+        owd.iter().all(|&d| d > 0.0 && d < 50_000.0),
+        "{:?}",
+        &owd[..5]
+    );
+    let rfd = col(&v, "radon_series", "rfd_us");
+    assert!(
+        rfd.iter()
+            .filter(|x| x.as_f64().is_some_and(|r| r != 0.0))
+            .count()
+            > 10
+    );
     let late = col(&v, "pacing", "late_us");
     assert!(
         late.iter().all(|x| x.as_f64().unwrap() >= 0.0),
