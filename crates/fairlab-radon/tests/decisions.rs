@@ -30,7 +30,7 @@ start = "0s"
     };
     format!(
         r#"
-duration = "60ms"
+duration = "200ms"
 [topology]
 kind = "star"
 hosts = 3
