@@ -12,6 +12,13 @@ fn read(clock: libc::clockid_t) -> i64 {
     };
     // SAFETY: ts is a valid out-pointer; these clocks exist on every Linux.
     unsafe { libc::clock_gettime(clock, &mut ts) };
+    timespec_ns(&ts)
+}
+
+/// A timespec as ns (the casts are no-ops on 64-bit Linux, widenings on
+/// 32-bit).
+#[allow(clippy::unnecessary_cast)]
+pub fn timespec_ns(ts: &libc::timespec) -> i64 {
     ts.tv_sec as i64 * 1_000_000_000 + ts.tv_nsec as i64
 }
 

@@ -121,7 +121,7 @@ unsafe fn stamp_of(msg: &libc::msghdr) -> Option<(i64, StampSource)> {
         if c.cmsg_level == libc::SOL_SOCKET && c.cmsg_type == libc::SCM_TIMESTAMPING {
             let data = libc::CMSG_DATA(cmsg).cast::<libc::timespec>();
             let ts: [libc::timespec; 3] = std::ptr::read_unaligned(data.cast());
-            let ns = |t: &libc::timespec| t.tv_sec as i64 * 1_000_000_000 + t.tv_nsec as i64;
+            let ns = crate::clock::timespec_ns;
             if ns(&ts[2]) != 0 {
                 return Some((ns(&ts[2]), StampSource::Hardware));
             }
