@@ -170,7 +170,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
     r = sub.add_parser("radon", help="Radon on real sockets: recv, send, calibrate")
-    cmds = r.add_subparsers(dest="radon_command", required=True)
+    cmds = r.add_subparsers(dest="radon_command", required=True, help="the agent to run")
 
     rv = cmds.add_parser("recv", help="serve Radon senders (TCP control and UDP data)")
     rv.add_argument("--port", type=int_in(1, 65535), default=5201, help="port (default 5201)")
