@@ -4,7 +4,10 @@ by a veth pair, non-adaptive, for 3 s at each rate asked; prints per rate
 the send rate achieved, losses, pacing lateness p50/p99/max and the sender's
 CPU. Root and iproute2 needed; the namespaces are deleted at the end.
 
-    PYTHONPATH=python python3 crates/fairlab-radon/scripts/bench_sockets.py 100 200 400 800
+    PYTHONPATH=python python3 crates/fairlab-radon/scripts/bench_sockets.py [--rt P] 100 200 400
+
+The sender is pinned to core 1; `--rt P` runs its loop under SCHED_FIFO
+at priority P.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ def ip(*args: str) -> None:
     subprocess.run(["ip", *args], check=True, capture_output=True)
 
 
-def run(rate_mbps: float, ns_a: str, ns_b: str, port: int, pacing: str, cpu: int | None) -> dict:
+def run(rate_mbps: float, ns_a: str, ns_b: str, port: int, rt: int | None) -> dict:
     wait_ps = round(WIRE_BITS / (rate_mbps * 1e6) * 1e12)
     s = {
         "id": 0,
@@ -51,8 +54,8 @@ def run(rate_mbps: float, ns_a: str, ns_b: str, port: int, pacing: str, cpu: int
     rcfg = {"listen": [{"netns": ns_a, "addr": "10.231.11.1", "port": port}], "deadline_s": 20}
     t = threading.Thread(target=_core.radon_recv, args=(json.dumps(rcfg),))
     t.start()
-    cfg = {"streams": [s], "duration_s": 3.0, "drain_s": 0.2, "deadline_s": 20, "pacing": pacing}
-    cfg["cpu"] = cpu
+    cfg = {"streams": [s], "duration_s": 3.0, "drain_s": 0.2, "deadline_s": 20, "pacing": "busy"}
+    cfg.update({"cpu": 1, "rt_priority": rt})
     out = json.loads(_core.radon_send(json.dumps(cfg)))
     t.join()
     st = {k: v[0] for k, v in out["streams"].items()}
@@ -62,27 +65,42 @@ def run(rate_mbps: float, ns_a: str, ns_b: str, port: int, pacing: str, cpu: int
     return st
 
 
-def main(rates: list[float]) -> None:
+def main(rates: list[float], rt: int | None) -> None:
     tag = f"frdn{uuid.uuid4().hex[:6]}"
     ns_a, ns_b = f"{tag}-a", f"{tag}-b"
-    pacing = "busy"
     try:
         ip("netns", "add", ns_a)
         ip("netns", "add", ns_b)
-        ip("link", "add", f"{tag}a", "netns", ns_a, "type", "veth", "peer", "name", f"{tag}b",
-           "netns", ns_b)  # fmt: skip
-        for ns, dev, addr in ((ns_a, f"{tag}a", "10.231.11.1/24"), (ns_b, f"{tag}b", "10.231.11.2/24")):  # fmt: skip
+        ip(
+            "link",
+            "add",
+            f"{tag}a",
+            "netns",
+            ns_a,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            f"{tag}b",
+            "netns",
+            ns_b,
+        )
+        for ns, dev, addr in (
+            (ns_a, f"{tag}a", "10.231.11.1/24"),
+            (ns_b, f"{tag}b", "10.231.11.2/24"),
+        ):
             ip("-n", ns, "addr", "add", addr, "dev", dev)
             ip("-n", ns, "link", "set", dev, "up")
             ip("-n", ns, "link", "set", "lo", "up")
         for k, rate in enumerate(rates):
-            st = run(rate, ns_a, ns_b, 5300 + k, pacing, 1)
+            st = run(rate, ns_a, ns_b, 5300 + k, rt)
             print(
                 f"{rate:g} Mb/s asked (spacing {st['spacing_us']:.2f} us): sent {st['num_sent']} "
                 f"at {st['send_rate_mbps']:.1f} Mb/s, received {st['num_recv']}, lost "
                 f"{st['num_lost']}; late p50/p99/max {st['late_p50_us']:.2f}/"
                 f"{st['late_p99_us']:.2f}/{st['late_max_us']:.2f} us; sender CPU "
-                f"{st['cpu_s']:.2f} s; {st['machine']['pacing_why']}; {st['machine']['txtime']}",
+                f"{st['cpu_s']:.2f} s over {st['stop_s'] - st['start_s']:.2f} s; "
+                f"{st['machine']['pacing_why']}; {st['machine']['txtime']}",
                 flush=True,
             )
     finally:
@@ -91,4 +109,8 @@ def main(rates: list[float]) -> None:
 
 
 if __name__ == "__main__":
-    main([float(x) for x in sys.argv[1:]] or [100.0])
+    argv = sys.argv[1:]
+    rt = None
+    if argv[:1] == ["--rt"]:
+        rt, argv = int(argv[1]), argv[2:]
+    main([float(x) for x in argv] or [100.0], rt)

@@ -27,6 +27,9 @@ pub struct CalibrateConfig {
     pub payload_bytes: usize,
     #[serde(default)]
     pub cpu: Option<usize>,
+    /// SCHED_FIFO priority for the paced measurements (as the sender's).
+    #[serde(default)]
+    pub rt_priority: Option<i32>,
 }
 fn spacing() -> f64 {
     100.0
@@ -64,6 +67,8 @@ pub struct Calibration {
     /// Sender CPU per datagram over a back-to-back burst, µs.
     pub cpu_per_packet_us: f64,
     pub cores: usize,
+    #[serde(default)]
+    pub rt_priority: Option<i32>,
 }
 
 /// A spacing is kept only above this many times the busy wait's p99
@@ -116,8 +121,12 @@ pub fn run(cfg: &CalibrateConfig) -> Result<Calibration> {
         )));
     }
     let _pin = cfg.cpu.map(clock::Pin::to).transpose()?;
-    let (busy, stamps) = paced(cfg, false)?;
-    let (hybrid, _) = paced(cfg, true)?;
+    let (busy, stamps, hybrid) = {
+        let _rt = cfg.rt_priority.map(clock::RealTime::set).transpose()?;
+        let (busy, stamps) = paced(cfg, false)?;
+        let (hybrid, _) = paced(cfg, true)?;
+        (busy, stamps, hybrid)
+    };
     let (rfd, med) = rfd_spreads(&stamps);
     let source = stamps
         .iter()
@@ -137,6 +146,7 @@ pub fn run(cfg: &CalibrateConfig) -> Result<Calibration> {
         hybrid,
         cpu_per_packet_us: cpu_per_packet(cfg)?,
         cores: clock::online_cores(),
+        rt_priority: cfg.rt_priority,
     })
 }
 
@@ -283,6 +293,7 @@ mod tests {
             },
             cpu_per_packet_us: cpu_us,
             cores: 2,
+            rt_priority: None,
         }
     }
 
@@ -305,6 +316,7 @@ mod tests {
             packets: 100,
             payload_bytes: 1472,
             cpu: None,
+            rt_priority: None,
         })
         .unwrap_err();
         assert_eq!(e.to_string(), "spacing_us = 0: from 1 to 100000");

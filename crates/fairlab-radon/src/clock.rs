@@ -142,6 +142,53 @@ impl Drop for Pin {
     }
 }
 
+/// The calling thread under SCHED_FIFO while alive; its old policy back
+/// on drop. A spinning sender that other processes can preempt is late by
+/// their whole time slice (milliseconds on a loaded machine); under
+/// SCHED_FIFO only the kernel's real-time throttle (by default 50 ms a
+/// second for everything else) takes the core from it.
+pub struct RealTime {
+    policy: libc::c_int,
+    param: libc::sched_param,
+}
+
+impl RealTime {
+    pub fn set(priority: i32) -> Result<RealTime> {
+        if !(1..=99).contains(&priority) {
+            return Err(crate::error::Error::Config(format!(
+                "rt_priority = {priority}: from 1 to 99"
+            )));
+        }
+        // SAFETY: pid 0 is the calling thread; param is plain data.
+        unsafe {
+            let policy = libc::sched_getscheduler(0);
+            let mut param: libc::sched_param = std::mem::zeroed();
+            libc::sched_getparam(0, &mut param);
+            let new = libc::sched_param {
+                sched_priority: priority,
+            };
+            if libc::sched_setscheduler(0, libc::SCHED_FIFO, &new) != 0 {
+                let e = os_error();
+                return Err(match e.raw_os_error() {
+                    Some(libc::EPERM) => crate::error::Error::Capability(
+                        "rt_priority needs CAP_SYS_NICE: run as root, or leave rt_priority out"
+                            .into(),
+                    ),
+                    _ => from_io("sched_setscheduler", &e),
+                });
+            }
+            Ok(RealTime { policy, param })
+        }
+    }
+}
+
+impl Drop for RealTime {
+    fn drop(&mut self) {
+        // SAFETY: restores what `set` read.
+        unsafe { libc::sched_setscheduler(0, self.policy, &self.param) };
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -91,6 +91,10 @@ pub struct SendConfig {
     pub pacing: Pacing,
     #[serde(default)]
     pub cpu: Option<usize>,
+    /// Run the sending loop under SCHED_FIFO at this priority (1..99;
+    /// root): off by default, since it holds a core against everything.
+    #[serde(default)]
+    pub rt_priority: Option<i32>,
     #[serde(default = "default_deadline")]
     pub deadline_s: f64,
     #[serde(default)]

@@ -46,6 +46,7 @@ pub struct Run {
     pub cpu_ns: i64,
     pub send_errors: u64,
     pub cpu_pinned: Option<usize>,
+    pub rt_priority: Option<i32>,
 }
 
 struct Receiver {
@@ -91,6 +92,7 @@ pub fn run(cfg: &SendConfig, cancelled: &mut dyn FnMut() -> bool) -> Result<Run>
         .collect();
     let chosen = pacing::choose(cfg.pacing, pacing::cores(), &qdiscs);
     let _pin = cfg.cpu.map(clock::Pin::to).transpose()?;
+    let _rt = cfg.rt_priority.map(clock::RealTime::set).transpose()?;
     let old_slack = (chosen.mode == Pacing::Hybrid).then(|| clock::set_timer_slack_ns(1));
     let t0_mono_ns = monotonic_ns();
     let t0_real_ns = realtime_ns();
@@ -137,6 +139,7 @@ pub fn run(cfg: &SendConfig, cancelled: &mut dyn FnMut() -> bool) -> Result<Run>
         cpu_ns,
         send_errors,
         cpu_pinned: cfg.cpu,
+        rt_priority: cfg.rt_priority,
     })
 }
 

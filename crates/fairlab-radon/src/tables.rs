@@ -152,6 +152,7 @@ fn machine(run: &Run) -> Value {
         "stamp_source": sources.join("+"),
         "cores": crate::pacing::cores(),
         "cpu_pinned": run.cpu_pinned,
+        "rt_priority": run.rt_priority,
         "sender_cpu_s": run.cpu_ns as f64 / 1e9,
         "datagrams_sent": sent,
         "send_errors": run.send_errors,

@@ -5,6 +5,7 @@
 fairlab radon recv [--port 5201] [--bind ADDR] [--sessions N] [--deadline S]
 fairlab radon send --config FILE.json [--out DIR] [--csv]
 fairlab radon calibrate [--spacing-us 100] [--packets 1000] [--payload 1472] [--cpu N]
+                        [--rt-priority P] [--json]
 """
 
 from __future__ import annotations
@@ -140,6 +141,7 @@ def cmd_calibrate(args: argparse.Namespace) -> int:
         "packets": args.packets,
         "payload_bytes": args.payload,
         "cpu": args.cpu,
+        "rt_priority": args.rt_priority,
     }
     core = _core()
     try:
@@ -200,5 +202,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--packets", type=int_in(20, 100_000), default=1000, help="datagrams (1000)")
     c.add_argument("--payload", type=int_in(36, 65507), default=1472, help="payload bytes (1472)")
     c.add_argument("--cpu", type=int_in(0, 4095), default=None, help="pin to this core")
+    c.add_argument(
+        "--rt-priority",
+        type=int_in(1, 99),
+        default=None,
+        help="measure pacing under SCHED_FIFO at this priority (root)",
+    )
     c.add_argument("--json", action="store_true", help="print the figures as JSON")
     c.set_defaults(func=cmd_calibrate)
