@@ -22,6 +22,8 @@ use std::os::raw::c_int;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+mod radon;
+
 create_exception!(
     fairlab._core,
     ScenarioError,
@@ -416,6 +418,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ScenarioError", m.py().get_type_bound::<ScenarioError>())?;
     m.add_class::<ColumnBuffer>()?;
     m.add_function(wrap_pyfunction!(simulate_json, m)?)?;
+    radon::register(m)?;
     m.add_function(wrap_pyfunction!(simulate_toml, m)?)?;
     m.add_function(wrap_pyfunction!(validate_json, m)?)?;
     m.add_function(wrap_pyfunction!(check_toml, m)?)?;

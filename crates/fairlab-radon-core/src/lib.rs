@@ -25,6 +25,8 @@
 //! - [`sender`]: the sending host as a state machine: non-adaptive (UDPmon's
 //!   fixed wait), rate, or window mode.
 //! - [`admission`]: per-port admission, Σu ≤ 1 − reserve with wire bytes.
+//! - [`trace`]: a decision trace (inputs a driver fed, decisions made), for
+//!   checking two drivers make the same decisions.
 //! - [`calculus`]: network-calculus closed forms and feed-forward per-port
 //!   bounds.
 //!
@@ -36,8 +38,9 @@
 //! - [`Feedback`] lives in its own module, [`feedback`] (re-exported by
 //!   [`receiver`] and here).
 //! - Additions only: [`Trend::code`]/[`Trend::name`], [`Feedback::to_bytes`],
-//!   [`Receiver::feedback`] and [`Receiver::estimates`], [`Sender::rad`] and
-//!   [`Sender::next_poll_ps`], [`Rad::budget_left_packets`],
+//!   [`Receiver::feedback`] and [`Receiver::estimates`], [`Sender::rad`],
+//!   [`Sender::next_poll_ps`], [`Sender::config`], [`Receiver::config`],
+//!   [`Rad::budget_left_packets`],
 //!   [`RateResponse::reservation_wait_ps`], [`RateResponse::for_reservation`],
 //!   [`RateResponse::wait_min_for`], [`calculus::RateLatency::for_port`],
 //!   [`admission::ETHERNET_UDP_IPV4_OVERHEAD_BYTES`], and the reading enums
@@ -130,6 +133,7 @@ pub mod receiver;
 pub mod response;
 pub mod rfd;
 pub mod sender;
+pub mod trace;
 
 pub use admission::{admit, wire_bytes, Ledger, Refusal, StreamAsk};
 pub use calculus::{

@@ -232,6 +232,11 @@ impl Receiver {
         (self.basic.last(), self.pathload.last(), self.median5.last())
     }
 
+    /// The configuration it was built with.
+    pub fn config(&self) -> &ReceiverConfig {
+        &self.cfg
+    }
+
     /// Datagrams received (duplicates not counted).
     pub fn received(&self) -> u64 {
         self.received

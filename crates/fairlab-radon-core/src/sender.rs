@@ -189,6 +189,11 @@ impl Sender {
         self.next_send_ps
     }
 
+    /// The configuration it was built with.
+    pub fn config(&self) -> &SenderConfig {
+        &self.cfg
+    }
+
     /// The stream's RAD bookkeeping.
     pub fn rad(&self) -> &Rad {
         &self.rad

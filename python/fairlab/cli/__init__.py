@@ -11,6 +11,8 @@ fairlab reproduce --list | STUDY [--experiment NAME ...] [--quick] [--out DIR]
                   [--backend sim|both|ns2|all]
 fairlab examples [--copy DIR]
 fairlab bench [--quick]
+fairlab radon recv [--port N] [--bind ADDR] [--sessions N] [--deadline S]
+fairlab radon send --config FILE.json [--out DIR] | calibrate
 
 Every bad value is one line naming the option, the (shortened) value and
 what is allowed, with a nonzero exit, before anything runs. pandas, pyarrow,
@@ -23,7 +25,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import bench, compare, examples, incast, reproduce, results, run, sweep, trace
+from . import bench, compare, examples, incast, radon, reproduce, results, run, sweep, trace
 from .common import Parser, UsageError, shorten_message
 from .common import ints as _ints
 from .incast import _rto_settings, incast_table
@@ -55,6 +57,7 @@ def build_parser() -> argparse.ArgumentParser:
     reproduce.add_parser(sub)
     examples.add_parser(sub)
     bench.add_parser(sub)
+    radon.add_parser(sub)
     return p
 
 

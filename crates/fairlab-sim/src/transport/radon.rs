@@ -23,7 +23,8 @@ use super::{ConnApp, Outbox, Step};
 use crate::engine::Rng;
 use crate::packet::{flags, FiveTuple, FlowHasher, NodeId, Packet, UDP_IP_HEADER};
 use crate::units::{Bytes, Time};
-use fairlab_radon_core::{Estimate, Feedback, Receiver, Sender};
+use fairlab_radon_core::trace::{Event, StreamTrace};
+use fairlab_radon_core::{Dispatch, Estimate, Feedback, Observation, Receiver, Sender};
 use std::collections::VecDeque;
 
 /// Feedback datagrams that may be in flight at once: older ones still
@@ -85,11 +86,22 @@ pub struct Reserved {
     pub feedback_every: u32,
 }
 
-/// Both ends of the algorithm.
+/// Both ends of the algorithm, and the decision log when one is asked for
+/// (kept here, behind the box, so a RadonFlow is no larger with it).
 #[derive(Clone, Debug)]
 struct Core {
     sender: Sender,
     receiver: Receiver,
+    log: Option<Box<DecisionLog>>,
+}
+
+/// The decision trace of one stream (issue 22's decision test): what the
+/// driver fed the core and what the core decided, on each end.
+#[derive(Clone, Debug, Default)]
+struct DecisionLog {
+    start_ps: i64,
+    receiver: Vec<Event>,
+    sender: Vec<Event>,
 }
 
 #[derive(Clone, Debug)]
@@ -163,7 +175,11 @@ impl RadonFlow {
 
     /// Installs the algorithm's two ends (before the run).
     pub fn install(&mut self, sender: Sender, receiver: Receiver, reserved: Reserved) {
-        self.core = Some(Box::new(Core { sender, receiver }));
+        self.core = Some(Box::new(Core {
+            sender,
+            receiver,
+            log: None,
+        }));
         self.reserved = Some(reserved);
     }
     pub fn sender(&self) -> Option<&Sender> {
@@ -205,7 +221,7 @@ impl RadonFlow {
         // Only windows draw a dispatch offset: a paced sender takes no draw.
         let windows = self.reserved.is_some_and(|r| r.windows);
         let u01 = if windows { self.rng.next_f64() } else { 0.0 };
-        let d = core.sender.poll(ps(now), u01);
+        let d = Self::step_poll(core, ps(now), u01);
         out.host = self.src;
         for _ in 0..d.packets {
             if self.stats.sent >= self.limit {
@@ -261,7 +277,7 @@ impl RadonFlow {
             return Step::NONE;
         };
         let recv = self.recv_clock.stamp(now);
-        let (obs, fb) = core.receiver.on_datagram(pkt.seq, ps(pkt.ts), ps(recv));
+        let (obs, fb) = Self::step_datagram(core, pkt.seq, ps(pkt.ts), ps(recv));
         let s = &mut self.stats;
         s.received += 1;
         s.first_recv.get_or_insert(now);
@@ -323,7 +339,7 @@ impl RadonFlow {
             if k == seq {
                 self.stats.feedback_received += 1;
                 if let Some(c) = self.core.as_mut() {
-                    c.sender.on_feedback(ps(now), &fb);
+                    Self::step_feedback(c, ps(now), &fb);
                 }
                 return;
             }
@@ -336,6 +352,126 @@ impl RadonFlow {
     pub(super) fn on_local_drop(&mut self, pkt: &Packet) {
         if pkt.side() == 0 {
             self.stats.local_drops += 1;
+        }
+    }
+
+    /// The sender's poll, logged when a decision log is on.
+    fn step_poll(core: &mut Core, now_ps: i64, u01: f64) -> Dispatch {
+        let d = core.sender.poll(now_ps, u01);
+        if let Some(log) = core.log.as_mut() {
+            log.sender.push(Event::Poll { at_ps: now_ps, u01 });
+            log.sender.push(Event::Dispatch {
+                packets: d.packets,
+                next_ps: d.next_ps,
+            });
+        }
+        d
+    }
+
+    /// The receiver's step on one datagram's stamps, logged.
+    fn step_datagram(
+        core: &mut Core,
+        frame: u64,
+        sent_ps: i64,
+        recv_ps: i64,
+    ) -> (Observation, Option<Feedback>) {
+        let (obs, fb) = core.receiver.on_datagram(frame, sent_ps, recv_ps);
+        if let Some(log) = core.log.as_mut() {
+            log.receiver.push(Event::Datagram {
+                frame,
+                sent_ps,
+                recv_ps,
+            });
+            if let Some(fb) = fb {
+                log.receiver.push(Event::Feedback {
+                    bytes: fb.to_bytes().to_vec(),
+                });
+            }
+        }
+        (obs, fb)
+    }
+
+    /// A feedback reaches the sender's core, logged.
+    fn step_feedback(core: &mut Core, now_ps: i64, fb: &Feedback) {
+        core.sender.on_feedback(now_ps, fb);
+        if let Some(log) = core.log.as_mut() {
+            log.sender.push(Event::Arrival {
+                at_ps: now_ps,
+                bytes: fb.to_bytes().to_vec(),
+            });
+            log.sender.push(Event::Wait {
+                wait_ps: core.sender.wait_ps(),
+            });
+        }
+    }
+
+    /// Starts logging the stream's decisions (after `install`; off by
+    /// default, and then nothing is logged). `start_ps` is the stream's
+    /// start, for the trace.
+    pub fn record_decisions(&mut self, start_ps: i64) {
+        if let Some(core) = self.core.as_mut() {
+            core.log = Some(Box::new(DecisionLog {
+                start_ps,
+                ..DecisionLog::default()
+            }));
+        }
+    }
+
+    /// The stream's decision trace, if it was logging; `flow_id` names it.
+    pub fn decision_trace(&self, flow_id: u32) -> Option<StreamTrace> {
+        let core = self.core.as_ref()?;
+        let log = core.log.as_ref()?;
+        Some(StreamTrace {
+            flow_id,
+            sender: *core.sender.config(),
+            receiver: *core.receiver.config(),
+            start_ps: log.start_ps,
+            receiver_events: log.receiver.clone(),
+            sender_events: log.sender.clone(),
+        })
+    }
+
+    /// Replays a recorded trace's inputs through this driver's steps, off
+    /// the event loop: a fresh stream of the trace's configuration is fed
+    /// its datagrams, feedback arrivals and polls, and its own decisions
+    /// come back as a trace (compare with `trace::compare`).
+    pub fn replay(t: &StreamTrace) -> StreamTrace {
+        let mut core = Core {
+            sender: Sender::new(t.sender, t.start_ps),
+            receiver: Receiver::new(t.receiver),
+            log: Some(Box::new(DecisionLog {
+                start_ps: t.start_ps,
+                ..DecisionLog::default()
+            })),
+        };
+        for ev in &t.receiver_events {
+            if let Event::Datagram {
+                frame,
+                sent_ps,
+                recv_ps,
+            } = *ev
+            {
+                Self::step_datagram(&mut core, frame, sent_ps, recv_ps);
+            }
+        }
+        for ev in &t.sender_events {
+            match ev {
+                Event::Poll { at_ps, u01 } => {
+                    Self::step_poll(&mut core, *at_ps, *u01);
+                }
+                Event::Arrival { at_ps, bytes } => {
+                    if let Ok(fb) = Feedback::decode(bytes) {
+                        Self::step_feedback(&mut core, *at_ps, &fb);
+                    }
+                }
+                _ => {}
+            }
+        }
+        let log = core.log.take().unwrap_or_default();
+        StreamTrace {
+            receiver_events: log.receiver,
+            sender_events: log.sender,
+            ..t.clone()
         }
     }
 
