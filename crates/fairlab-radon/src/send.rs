@@ -160,12 +160,19 @@ fn make_sessions(cfg: &SendConfig) -> Vec<SendSession> {
         .collect()
 }
 
-/// One control session per receiver: hello, then ok or its refusal.
+/// One control session per receiver (its address and port): hello, then
+/// ok or its refusal. A receiver listens once, serving one session at a
+/// time, so the streams of every namespace that send to it share one
+/// session, opened from the first one's namespace (any of an emulated
+/// network's hosts reaches the receiver).
 fn connect_all(cfg: &SendConfig, epoch_ns: i64) -> Result<Vec<Receiver>> {
-    let mut groups: BTreeMap<(Option<String>, String, u16), Vec<StreamHello>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, u16), (Option<String>, Vec<StreamHello>)> = BTreeMap::new();
     for s in &cfg.streams {
-        let key = (s.netns.clone(), s.dst_addr.clone(), s.port);
-        groups.entry(key).or_default().push(StreamHello {
+        let key = (s.dst_addr.clone(), s.port);
+        let group = groups
+            .entry(key)
+            .or_insert_with(|| (s.netns.clone(), Vec::new()));
+        group.1.push(StreamHello {
             id: s.id,
             payload_bytes: s.payload_bytes,
             max_packets: s.max_packets(cfg.duration_s),
@@ -176,7 +183,8 @@ fn connect_all(cfg: &SendConfig, epoch_ns: i64) -> Result<Vec<Receiver>> {
     }
     let patience = Duration::from_secs_f64(cfg.connect_s);
     let mut out = Vec::new();
-    for (key, streams) in groups {
+    for ((dst, port), (netns, streams)) in groups {
+        let key = (netns, dst, port);
         let (ns, dst, port) = (key.0.as_deref(), key.1.as_str(), key.2);
         let stream = sock::connect(ns, dst, port, patience)?;
         let _ = stream.set_read_timeout(Some(Duration::from_secs(5)));

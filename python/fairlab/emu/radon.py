@@ -166,9 +166,10 @@ def tables(plan: dict, out: dict | None) -> dict[str, Any]:
                 row[c] = r.get(c, 0 if c.startswith(("num_", "feedback_")) else None)
         if not admitted:
             row["start_s"] = row["stop_s"] = None
+        ordered = {c: row[c] for c in STREAM_COLUMNS}
         for c, v in r.items():
-            row.setdefault(c, v)
-        rows.append(row)
+            ordered.setdefault(c, v)
+        rows.append(ordered)
     result = {"streams": pa.Table.from_pylist(rows)}
     for name in ("radon_series", "pacing"):
         if got.get(name) is not None:
