@@ -533,3 +533,77 @@ def test_radon_streams_run_on_the_kernel_with_the_simulators_tables(tmp_path):
     assert res.summary["radon_stamp_source"] == "kernel"
     ns, links = _names_with(res.summary["run_prefix"])
     assert ns == [] and links == []
+
+
+PAIR = """
+name = "radon-pair"
+seed = 1
+duration = "2s"
+[topology]
+kind = "star"
+hosts = ["h0", "h1"]
+rate = "100Mbps"
+delay = "1us"
+[radon]
+adaptive = true
+[[workload]]
+kind = "udp"
+transport = "radon"
+src = "h1"
+dst = "h0"
+rate = "20Mbps"
+packet_size = "1500B"
+packets = 400
+"""
+
+
+@needs_netns
+def test_the_two_machine_commands_write_a_run_that_compare_sets_beside_the_simulator(tmp_path):
+    """docs/radon.md's pair of commands, each host a namespace of its own:
+    `fairlab radon recv` on one, `fairlab radon send --scenario --peer --out`
+    on the other, then `fairlab compare RUN_DIR`."""
+    from fairlab.cli import main
+
+    tag = f"flpr{os.getpid() % 10000:04d}"
+    a, b = f"{tag}-a", f"{tag}-b"
+    (tmp_path / "pair.toml").write_text(PAIR)
+    ip = ["ip"]
+    env = {**os.environ, "PYTHONPATH": str(Path(fairlab.__file__).parent.parent)}
+    made = []
+    try:
+        for ns in (a, b):
+            subprocess.run([*ip, "netns", "add", ns], check=True)
+            made.append(ns)
+        subprocess.run(
+            [*ip, "link", "add", f"{tag}a", "netns", a, "type", "veth", "peer", "name",
+             f"{tag}b", "netns", b],
+            check=True,
+        )  # fmt: skip
+        for ns, dev, addr in (
+            (a, f"{tag}a", "192.168.231.1/24"),
+            (b, f"{tag}b", "192.168.231.2/24"),
+        ):
+            subprocess.run([*ip, "-n", ns, "addr", "add", addr, "dev", dev], check=True)
+            subprocess.run([*ip, "-n", ns, "link", "set", dev, "up"], check=True)
+        py = [sys.executable, "-m", "fairlab", "radon"]
+        recv = subprocess.Popen(
+            [*ip, "netns", "exec", a, *py, "recv", "--sessions", "1", "--deadline", "30"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+        )  # fmt: skip
+        run = tmp_path / "run"
+        send = subprocess.run(
+            [*ip, "netns", "exec", b, *py, "send", "--scenario", str(tmp_path / "pair.toml"),
+             "--peer", "h0=192.168.231.1", "--out", str(run)],
+            capture_output=True, text=True, env=env, timeout=60,
+        )  # fmt: skip
+        out, err = recv.communicate(timeout=30)
+        assert send.returncode == 0, send.stderr
+        assert "400 datagrams received, 0 lost" in out, (out, err)
+        back = fairlab.load(run)
+        assert back.summary["backend"] == "real"
+        assert int(back.tables["streams"]["num_recv"].sum()) == 400
+        assert main(["compare", str(run)]) == 0
+    finally:
+        for ns in made:
+            subprocess.run([*ip, "netns", "delete", ns], capture_output=True)
+    assert tag not in subprocess.run([*ip, "netns", "list"], capture_output=True, text=True).stdout

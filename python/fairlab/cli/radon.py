@@ -119,8 +119,88 @@ def _num(x: Any) -> str:
     return "nan" if x is None else f"{x:.3g}"
 
 
+def _peers(items: list[str]) -> dict[str, str]:
+    """--peer NAME=ADDRESS, repeated."""
+    peers = {}
+    for item in items:
+        name, sep, addr = item.partition("=")
+        if not sep or not name or not addr:
+            raise UsageError(f"--peer: {item!r}; expected NAME=ADDRESS, e.g. h0=192.168.1.10")
+        peers[name] = addr
+    return peers
+
+
+def cmd_send_scenario(args: argparse.Namespace) -> int:
+    """The scenario's Radon streams that ``--host`` sends, to receivers on
+    other machines (`fairlab radon recv` there), with the configuration the
+    simulator and the namespace backend give them; the run is written as a
+    run directory that `fairlab compare` sets beside the simulator."""
+    from .. import ScenarioError
+    from .. import _core as core
+    from ..emu import radon as er
+    from ..result import Result, Tables
+    from .common import read_scenario
+
+    sc = read_scenario(args.scenario)
+    text = json.dumps(sc)
+    try:
+        plan = er.real_plan(text)
+        cfg = er.real_config(
+            plan, _peers(args.peer), args.host, args.port, args.deadline, args.pacing, args.cpu
+        )
+    except ScenarioError as e:
+        raise UsageError(f"{args.scenario}: {e}") from None
+    except ValueError as e:
+        raise UsageError(str(e)) from None
+    cal = json.loads(core.radon_calibrate(json.dumps({"spacing_us": 100.0, "packets": 400})))
+    finest_us = min(s["sender"]["wait_ps"] for s in cfg["streams"]) / 1e6
+    why = core.radon_spacing_warning(json.dumps(cal), finest_us)
+    if why:
+        print(f"warning: {why}", file=sys.stderr)
+    try:
+        result = json.loads(core.radon_send(json.dumps(cfg)))
+    except (core.RadonError, ValueError) as e:
+        raise _radon_error(e) from None
+    for line in summary_lines(result):
+        print(line)
+    if args.out:
+        summary = {
+            "backend": "real",
+            "seed": plan["seed"],
+            "host": args.host or "",
+            "peers": ",".join(args.peer),
+            **er.summary(result),
+            **{f"calibration_{k}": v for k, v in _flat(cal).items()},
+        }
+        from ..emu.run import _digest
+
+        raw = er.tables(plan, result)
+        summary["digest"] = _digest(raw).replace("emu-", "real-")
+        tables = Tables(raw)
+        sc_valid = json.loads(core.validate_json(text))
+        path = Result(summary=summary, tables=tables, scenario=sc_valid).to_parquet(args.out)
+        print(f"run written to {path} (fairlab compare {path}: beside the simulator)")
+    return 0
+
+
+def _flat(d: dict, prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out.update(_flat(v, f"{prefix}{k}_"))
+        elif isinstance(v, int | float | str | bool):
+            out[f"{prefix}{k}"] = v
+    return out
+
+
 def cmd_send(args: argparse.Namespace) -> int:
     check_out_dir(args.out, "--out")
+    if (args.config is None) == (args.scenario is None):
+        raise UsageError("radon send: give --config FILE.json or --scenario FILE.toml (one)")
+    if args.scenario is not None:
+        return cmd_send_scenario(args)
+    if args.peer or args.host:
+        raise UsageError("--peer and --host go with --scenario")
     text = read_config(args.config)
     core = _core()
     try:
@@ -192,8 +272,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     rv.set_defaults(func=cmd_recv)
 
     sd = cmds.add_parser("send", help="run Radon streams to receivers")
-    sd.add_argument("--config", required=True, help="sender config JSON (docs/radon.md)")
-    sd.add_argument("--out", help="write the tables into this directory")
+    sd.add_argument("--config", help="sender config JSON (docs/radon.md)")
+    sd.add_argument(
+        "--scenario",
+        help="a scenario TOML: its Radon streams as the simulator configures them; --out writes "
+        "a run directory for fairlab compare",
+    )
+    sd.add_argument(
+        "--peer",
+        action="append",
+        default=[],
+        metavar="NAME=ADDRESS",
+        help="with --scenario: the address of a receiving host (repeat per host)",
+    )
+    sd.add_argument("--host", help="with --scenario: send the streams of this host only")
+    sd.add_argument(
+        "--port", type=int_in(1, 65535), default=5201, help="receivers' port (default 5201)"
+    )
+    sd.add_argument(
+        "--pacing", choices=["auto", "busy", "hybrid", "txtime"], default="auto", help="pacing"
+    )
+    sd.add_argument("--cpu", type=int_in(0, 4095), default=None, help="pin the sender to a core")
+    sd.add_argument("--deadline", type=seconds, default=600.0, help="seconds at most (default 600)")
+    sd.add_argument("--out", help="write the tables (with --scenario: a run directory) here")
     sd.add_argument("--csv", action="store_true", help="CSV instead of Parquet")
     sd.set_defaults(func=cmd_send)
 
