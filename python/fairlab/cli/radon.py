@@ -152,9 +152,7 @@ def cmd_send_scenario(args: argparse.Namespace) -> int:
         raise UsageError(f"{args.scenario}: {e}") from None
     except ValueError as e:
         raise UsageError(str(e)) from None
-    cal = json.loads(core.radon_calibrate(json.dumps({"spacing_us": 100.0, "packets": 400})))
-    finest_us = min(s["sender"]["wait_ps"] for s in cfg["streams"]) / 1e6
-    why = core.radon_spacing_warning(json.dumps(cal), finest_us)
+    why = er.spacing_warning(plan)
     if why:
         print(f"warning: {why}", file=sys.stderr)
     try:
@@ -170,7 +168,6 @@ def cmd_send_scenario(args: argparse.Namespace) -> int:
             "host": args.host or "",
             "peers": ",".join(args.peer),
             **er.summary(result),
-            **{f"calibration_{k}": v for k, v in _flat(cal).items()},
         }
         from ..emu.run import _digest
 
@@ -181,16 +178,6 @@ def cmd_send_scenario(args: argparse.Namespace) -> int:
         path = Result(summary=summary, tables=tables, scenario=sc_valid).to_parquet(args.out)
         print(f"run written to {path} (fairlab compare {path}: beside the simulator)")
     return 0
-
-
-def _flat(d: dict, prefix: str = "") -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k, v in d.items():
-        if isinstance(v, dict):
-            out.update(_flat(v, f"{prefix}{k}_"))
-        elif isinstance(v, int | float | str | bool):
-            out[f"{prefix}{k}"] = v
-    return out
 
 
 def cmd_send(args: argparse.Namespace) -> int:

@@ -184,6 +184,43 @@ def last_arrival_s(out: dict | None) -> float:
     return max(recv, default=0.0)
 
 
+_CALIBRATION: dict | None = None
+
+
+def calibration() -> dict:
+    """This machine's timestamp noise, pacing lateness and sender CPU per
+    datagram (`fairlab radon calibrate`), measured once per process (a few
+    hundred ms over loopback)."""
+    global _CALIBRATION
+    if _CALIBRATION is None:
+        _CALIBRATION = json.loads(_core.radon_calibrate(json.dumps({"spacing_us": 100.0})))
+    return _CALIBRATION
+
+
+def spacing_warning(plan: dict) -> str | None:
+    """A warning when the plan's finest Radon spacing (the shortest wait of
+    its admitted streams) is finer than this machine keeps, or None."""
+    waits = [w["sender"]["wait_ps"] for w in streams(plan) if not w.get("refused_at")]
+    if not waits:
+        return None
+    return _core.radon_spacing_warning(json.dumps(calibration()), min(waits) / 1e6)
+
+
+def calibration_summary() -> dict[str, float]:
+    """The calibration's figures, for the run's summary."""
+    c = calibration()
+    return {
+        "radon_cal_rfd_p1_us": float(c["rfd_p1_us"]),
+        "radon_cal_rfd_p99_us": float(c["rfd_p99_us"]),
+        "radon_cal_median5_rfd_p1_us": float(c["median5_rfd_p1_us"]),
+        "radon_cal_median5_rfd_p99_us": float(c["median5_rfd_p99_us"]),
+        "radon_cal_late_p50_us": float(c["busy"]["p50_us"]),
+        "radon_cal_late_p99_us": float(c["busy"]["p99_us"]),
+        "radon_cal_late_max_us": float(c["busy"]["max_us"]),
+        "radon_cal_cpu_per_packet_us": float(c["cpu_per_packet_us"]),
+    }
+
+
 def decision_mismatches(out: dict | None) -> list[dict]:
     """The decisions the agents made on this run's real timestamps that the
     simulator's driver, fed the same sequence, would not have made (issue
@@ -200,7 +237,7 @@ def summary(out: dict | None) -> dict[str, Any]:
     if out is None:
         return {}
     m = out.get("machine", {})
-    return {
+    return calibration_summary() | {
         "radon_pacing": str(m.get("pacing", "")),
         "radon_pacing_why": str(m.get("pacing_why", "")),
         "radon_txtime": str(m.get("txtime", "")),

@@ -418,6 +418,10 @@ def emulate(
             "(incast and outcast need arrivals above a port's rate); expected slower links"
         )
     deadline_s = plan["duration_s"] or time_limit_s
+    if emu_radon.streams(plan):
+        why = emu_radon.spacing_warning(plan)
+        if why and warn:
+            warn(f"radon: {why}")
     state = State(prefix=prefix, namespaces=names.namespaces())
     load0 = os.getloadavg()[0]
     with guarded(state):
