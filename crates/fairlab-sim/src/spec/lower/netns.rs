@@ -426,7 +426,15 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
             None => ("tcp".to_string(), sc.tcp.clone()),
         }
     };
-    check_tcp_spec("tcp", &sc.tcp, &resolved.tcp, machine, &mut warnings)?;
+    // What `[tcp]` lowers to matters only to TCP workloads: without one its
+    // refusals still hold (the field is wrong for this kernel) but its
+    // warnings would say nothing about the run.
+    let any_tcp = (0..sc.workloads.len()).any(|i| resolved.workload_tcp(i).is_some());
+    let mut tcp_warnings = Vec::new();
+    check_tcp_spec("tcp", &sc.tcp, &resolved.tcp, machine, &mut tcp_warnings)?;
+    if any_tcp {
+        warnings.append(&mut tcp_warnings);
+    }
     let mut largest_mss = resolved.tcp.mss;
     for i in 0..sc.workloads.len() {
         if let Some(t) = resolved.workload_tcp(i) {
