@@ -59,7 +59,8 @@ fn a_stream_over_loopback_is_accounted_for_frame_by_frame() {
     assert_eq!(col(&v, "radon_series", "frame").len() as i64, sent);
     assert_eq!(col(&v, "pacing", "late_us").len() as i64, sent);
     let rate = col(&v, "streams", "send_rate_mbps")[0].as_f64().unwrap();
-    assert!(rate <= 20.0 * 1.0001 && rate > 10.0, "{rate}");
+    // Never above the reservation; below it as the count above allows.
+    assert!(rate <= 20.0 * 1.0001 && rate > 5.0, "{rate}");
     // Real stamps: one-way delays of microseconds, RFDs that differ.
     let owd: Vec<f64> = col(&v, "radon_series", "owd_us")
         .iter()
