@@ -120,24 +120,27 @@ pub fn run(cfg: &CalibrateConfig) -> Result<Calibration> {
             crate::wire::HEADER_BYTES
         )));
     }
+    let cores = clock::online_cores();
     let _pin = cfg.cpu.map(clock::Pin::to).transpose()?;
+    // The sockets first: the kernel turns receive stamping on through
+    // deferred work, which a real-time spinner on that core would starve
+    // (datagrams then arrive unstamped).
+    let pairs = [pair()?, pair()?];
+    std::thread::sleep(std::time::Duration::from_millis(20));
     let (busy, stamps, hybrid) = {
         let _rt = cfg.rt_priority.map(clock::RealTime::set).transpose()?;
-        let (busy, stamps) = paced(cfg, false)?;
-        let (hybrid, _) = paced(cfg, true)?;
+        let [first, second] = pairs;
+        let (busy, stamps) = paced(cfg, false, first)?;
+        let (hybrid, _) = paced(cfg, true, second)?;
         (busy, stamps, hybrid)
     };
     let (rfd, med) = rfd_spreads(&stamps);
-    let source = stamps
-        .iter()
-        .map(|s| s.2)
-        .max()
-        .unwrap_or(StampSource::Application);
+    let source = sources(&stamps);
     Ok(Calibration {
         spacing_us: cfg.spacing_us,
         packets: cfg.packets,
         payload_bytes: cfg.payload_bytes,
-        stamp_source: source.name().into(),
+        stamp_source: source,
         rfd_p1_us: rfd.0,
         rfd_p99_us: rfd.1,
         median5_rfd_p1_us: med.0,
@@ -145,7 +148,7 @@ pub fn run(cfg: &CalibrateConfig) -> Result<Calibration> {
         busy,
         hybrid,
         cpu_per_packet_us: cpu_per_packet(cfg)?,
-        cores: clock::online_cores(),
+        cores,
         rt_priority: cfg.rt_priority,
     })
 }
@@ -164,8 +167,11 @@ fn pair() -> Result<(UdpSocket, UdpSocket)> {
 
 /// Sends `packets` datagrams `spacing_us` apart (busy or hybrid) while a
 /// thread reads them with their stamps; returns the lateness and stamps.
-fn paced(cfg: &CalibrateConfig, hybrid: bool) -> Result<(Lateness, Stamps)> {
-    let (tx, rx) = pair()?;
+fn paced(
+    cfg: &CalibrateConfig,
+    hybrid: bool,
+    (tx, rx): (UdpSocket, UdpSocket),
+) -> Result<(Lateness, Stamps)> {
     let n = cfg.packets as usize;
     let reader = std::thread::spawn(move || read_all(&rx, n));
     let old_slack = hybrid.then(|| clock::set_timer_slack_ns(1));
@@ -220,6 +226,22 @@ fn read_all(rx: &UdpSocket, n: usize) -> Result<Stamps> {
         }
     }
     Ok(out)
+}
+
+/// "kernel" when every stamp came from one source, else each with its count.
+fn sources(stamps: &Stamps) -> String {
+    let mut counts = std::collections::BTreeMap::new();
+    for s in stamps {
+        *counts.entry(s.2).or_insert(0usize) += 1;
+    }
+    if counts.len() == 1 {
+        return counts.keys().next().map_or("", |s| s.name()).to_string();
+    }
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(s, n)| format!("{} {n}", s.name()))
+        .collect();
+    parts.join(", ")
 }
 
 /// (p1, p99) of consecutive RFDs and of their medians of five, µs.

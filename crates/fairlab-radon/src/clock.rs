@@ -86,9 +86,16 @@ pub fn set_timer_slack_ns(slack_ns: u64) -> u64 {
     old.max(0) as u64
 }
 
-/// Cores this process may run on.
+/// The machine's online cores (not the calling thread's affinity: a
+/// pinned thread still reports the machine).
 pub fn online_cores() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    // SAFETY: sysconf has no preconditions.
+    let n = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    if n > 0 {
+        n as usize
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    }
 }
 
 /// The calling thread's affinity, to put back after a pinned run.

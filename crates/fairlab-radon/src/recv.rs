@@ -251,7 +251,33 @@ fn serve_control(l: &mut Listener, buf: &mut [u8]) -> Result<Option<SessionRepor
     l.served += 1;
     match msg {
         Ok(Msg::Done) => Ok(Some(finish(active, &l.at))),
-        _ => Ok(None),
+        Ok(other) => Ok(Some(aborted(
+            active,
+            &l.at,
+            &format!("sent {other:?}, not done"),
+        ))),
+        Err(e) => Ok(Some(aborted(active, &l.at, &e.to_string()))),
+    }
+}
+
+/// A session whose sender went away (Ctrl-C, a crash) or broke protocol:
+/// reported, its records dropped.
+fn aborted(a: Active, at: &str, why: &str) -> SessionReport {
+    let received: u64 = a.streams.values().map(|s| s.receiver().received()).sum();
+    let lost: u64 = a.streams.values().map(|s| s.receiver().lost()).sum();
+    let fb: u64 = a.streams.values().map(|s| s.feedback_sent).sum();
+    SessionReport {
+        listener: at.to_string(),
+        line: format!(
+            "radon recv {at}: session from {} ended without done ({why}) after {received} datagrams; records dropped",
+            a.peer
+        ),
+        peer: a.peer,
+        streams: a.streams.len(),
+        received,
+        lost,
+        feedback_sent: fb,
+        malformed: a.malformed,
     }
 }
 
