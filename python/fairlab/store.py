@@ -60,7 +60,10 @@ from .rundir import fsync_path as _fsync_path
 from .rundir import write_file as _write
 
 if TYPE_CHECKING:
+    import duckdb
     import pandas as pd
+
+    from .dataset import StoreDB
 
 # Re-exported from rundir: the runner, the sweep and older callers import them from here.
 __all__ = [
@@ -101,6 +104,9 @@ class Listing:
 
     table: pd.DataFrame
     damaged: list[StoreError] = field(default_factory=list)
+    #: With ``scan(files=True)``: each listed run's tables, by key (the
+    #: Parquet files its run.json lists, without ``.parquet``).
+    files: dict[str, list[str]] | None = None
 
 
 class Store:
@@ -134,6 +140,8 @@ class Store:
         #: Contents seen once in this session, and shared copies known good (hashes).
         self._seen: dict[str, int] = {}
         self._shared: set[str] = set()
+        self._db: StoreDB | None = None
+        self._db_verified = False
         if create:
             self._clean_tmp()
 
@@ -229,17 +237,19 @@ class Store:
         every file's SHA-256 checked, else sizes only)."""
         return [e for k in self._names() if (e := self._damage(k, full=full)) is not None]
 
-    def scan(self, *, full: bool = False) -> Listing:
+    def scan(self, *, full: bool = False, files: bool = False) -> Listing:
         """The runs as a table (see ``table``) and the damaged ones left out.
 
         ``full``: check every file's SHA-256 (reads every table); else the
         JSON files are read and the tables' sizes checked, which finds
         truncation and wrong-shape JSON but not a changed byte in a table.
+        ``files``: also each run's table names (``Listing.files``).
         """
         import pandas as pd
 
         rows = []
         damaged = []
+        tables: dict[str, list[str]] = {}
         label_names: dict[str, None] = {}
         fixed = ("key", "name", "fairlab_version")
         for key in self._names():
@@ -249,6 +259,9 @@ class Store:
                 damaged.append(e)
                 continue
             assert docs.manifest is not None  # _read requires run.json
+            if files:
+                names = docs.manifest["files"]
+                tables[key] = [n[: -len(".parquet")] for n in names if n.endswith(".parquet")]
             for labels in docs.manifest.get("labels") or [{}]:
                 row: dict[str, Any] = {k: _cell(v) for k, v in labels.items() if k not in fixed}
                 label_names.update(dict.fromkeys(row))
@@ -264,7 +277,30 @@ class Store:
             with contextlib.suppress(TypeError):  # labels of mixed types: key order
                 df = df.sort_values(["name", *label_names], kind="stable", ignore_index=True)
         df.attrs["labels"] = list(label_names)
-        return Listing(df, damaged)
+        return Listing(df, damaged, tables if files else None)
+
+    def dataset(self, *, verify: bool = False, refresh: bool = False) -> StoreDB:
+        """The runs as one dataset: DuckDB views ``runs``, ``flows``,
+        ``rounds``, ... over every run, each row with its run's key, labels
+        and seed (``fairlab.dataset``). Made when first asked for and kept;
+        ``refresh``: made again (runs stored since are seen), ``verify``:
+        every file's SHA-256 checked first."""
+        if self._db is None or refresh or (verify and not self._db_verified):
+            from .dataset import StoreDB
+
+            self._db = StoreDB(self, verify=verify)
+            self._db_verified = verify
+        return self._db
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The dataset's DuckDB connection (see ``dataset``)."""
+        return self.dataset().con
+
+    def sql(self, query: str) -> pd.DataFrame:
+        """The answer to a DuckDB SQL ``query`` over the dataset's views
+        (see ``dataset``), as a DataFrame."""
+        return self.dataset().sql(query)
 
     def table(self, *, verify: bool = False) -> pd.DataFrame:
         """One row per stored run and label set: key, name, labels, version,
