@@ -92,9 +92,7 @@ def open_store(directory: str | Path, *, verify: bool = False) -> Store:
     if not os.path.lexists(d):
         raise FileNotFoundError(errno.ENOENT, "no such store directory", str(d))
     if not os.path.lexists(d / MARKER):
-        raise StoreError(
-            d / MARKER, "missing", "a fairlab results store (fairlab sweep --store)"
-        )
+        raise StoreError(d / MARKER, "missing", "a fairlab results store (fairlab sweep --store)")
     st = Store(d, create=False)
     if verify:
         st.dataset(verify=True)

@@ -27,11 +27,18 @@ with a StoreError naming the file.
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .listing import listing_frame
 from .rundir import StoreError, one_line
+from .sqltext import literal, quote
+from .store_index import Indexed, fingerprint, labels_of
+from .store_index import is_error as index_write_error
+from .store_index import read as read_index
+from .store_index import write as write_index
 
 if TYPE_CHECKING:
     import duckdb
@@ -50,45 +57,97 @@ class QueryError(ValueError):
     with the views there are."""
 
 
-def quote(name: str) -> str:
-    """``name`` as an SQL identifier (any text: labels are the user's)."""
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 class StoreDB:
     """A store's runs as DuckDB views (see the module's docstring).
 
-    ``con`` is the DuckDB connection (in memory; the store's files are only
+    ``con`` is the DuckDB connection (in memory; the store's runs are only
     read), ``sql(query)`` answers a query as a pandas DataFrame, ``runs``
     is the listing the views were made from, ``labels`` the label columns,
     ``views`` each table view's name and how many runs have it, ``damaged``
     one StoreError per run left out.
+
+    ``index``: gather the runs' tables into the store's index
+    (``fairlab.store_index``) once at least ``INDEX_MIN_RUNS`` runs are not
+    in it yet; False: read every run's own files.
     """
 
-    def __init__(self, store: Store, *, verify: bool = False) -> None:
+    #: Runs read from their own files before the index is written anew.
+    INDEX_MIN_RUNS = 64
+
+    def __init__(self, store: Store, *, verify: bool = False, index: bool = True) -> None:
         import duckdb
 
         self.store = store
-        listing = store.scan(full=verify, files=True)
-        self.damaged: list[StoreError] = listing.damaged
-        self.runs: pd.DataFrame = listing.table
-        self.labels: list[str] = list(self.runs.attrs.get("labels", []))
         self.con: duckdb.DuckDBPyConnection = duckdb.connect(":memory:")
         # The bar DuckDB draws on long queries is not fairlab's: off.
         self.con.execute("SET enable_progress_bar = false")
+        self.damaged: list[StoreError] = []
+        idx = read_index(store.root) if index else None
+        runs: dict[str, Indexed] = {}
+        fresh: list[str] = []
+        for key in store.run_names():
+            fp = fingerprint(os.path.join(store.runs_dir, key))
+            have = idx.runs.get(key) if idx is not None else None
+            if have is not None and fp is not None and have.fingerprint == fp and not verify:
+                runs[key] = have
+                continue
+            try:
+                runs[key] = Indexed(fp or "", store.listing_entry(key, full=verify))
+            except StoreError as e:
+                self.damaged.append(e)
+                continue
+            fresh.append(key)
+        if index and len(fresh) >= self.INDEX_MIN_RUNS:
+            idx = self._write_index(runs, idx) or idx
+        self.index = idx
+        #: The runs whose tables the index holds as they are stored now.
+        self._served = {
+            k
+            for k, r in runs.items()
+            if idx is not None
+            and (i := idx.runs.get(k)) is not None
+            and i.fingerprint == r.fingerprint
+        }
+        # Runs the index holds under another run.json (stored anew): read
+        # from their own files, so the index's rows of them must be left out.
+        self._stale = idx is not None and any(k in idx.runs and k not in self._served for k in runs)
+        keys = sorted(runs)
+        self.labels: list[str] = labels_of(runs)
+        rows = [row for k in keys for row in runs[k].entry.rows]
+        self.runs: pd.DataFrame = listing_frame(rows, self.labels)
         self._register_runs()
         self.views: dict[str, int] = {}
-        files = listing.files or {}
-        for table in sorted({t for names in files.values() for t in names}):
+        by_table: dict[str, list[str]] = {}
+        for k in keys:
+            for t in runs[k].entry.tables:
+                by_table.setdefault(t, []).append(k)
+        for table in sorted(by_table):
             if table == RUNS_VIEW or table.startswith("_"):
                 continue
-            keys = [k for k, names in files.items() if table in names]
-            self._make_view(table, keys)
-            self.views[table] = len(keys)
+            self._make_view(table, by_table[table], runs)
+            self.views[table] = len(by_table[table])
+
+    def _write_index(self, runs: dict[str, Any], old: Any) -> Any:
+        """A new index of ``runs``; a run whose table DuckDB cannot read is
+        damaged (left out, listed) and the index written without it. None
+        (no index) if the store cannot be written."""
+        import duckdb
+
+        for _ in range(len(runs) + 1):
+            try:
+                return write_index(self.store, self.con, runs, old)
+            except duckdb.Error as e:
+                err = self.error(e)
+                key = _run_of(err, self.store) if isinstance(err, StoreError) else None
+                if key is None or key not in runs:
+                    if index_write_error(e):
+                        return None
+                    raise err from None
+                self.damaged.append(err)
+                del runs[key]
+            except OSError:
+                return None  # a store we may not write: queried from the runs' files
+        return None
 
     def _register_runs(self) -> None:
         """The listing as table ``_runs`` (view ``runs``); the keys, labels
@@ -106,27 +165,49 @@ class StoreDB:
         sel = ", ".join(quote(c) for c in cols)
         self.con.execute(f"CREATE TABLE _params AS SELECT DISTINCT {sel} FROM _runs")
 
-    def _make_view(self, table: str, keys: list[str]) -> None:
-        """View ``table`` over that table of the runs ``keys``: their files
-        read by name (a run's rows joined to its labels by file name)."""
-        paths = [str(self.store.path(k).resolve() / f"{table}.parquet") for k in keys]
-        name = f"_files_{len(self.views)}"
-        import pandas as pd
+    def _make_view(self, table: str, keys: list[str], runs: dict[str, Any]) -> None:
+        """View ``table`` over that table of the runs ``keys``: those in the
+        index from its file, the others from their own (joined to their
+        labels by file name)."""
+        from .store_index import KEY, read_runs
 
-        self.con.register("_files_df", pd.DataFrame({"filename": paths, "key": keys}))
-        self.con.execute(f"CREATE TABLE {name} AS SELECT * FROM _files_df")
-        self.con.unregister("_files_df")
-        own = _columns(Path(paths[0]))
+        idx = self.index
+        path = idx.table(table) if idx is not None else None
+        in_index = [k for k in keys if k in self._served] if path is not None else []
+        own = [k for k in keys if k not in self._served] if in_index else keys
+        parts, cols = [], set()
+        if in_index:
+            q = f"SELECT * FROM read_parquet({literal(str(path))})"
+            if self._stale:
+                q += f" WHERE {KEY} IN (SELECT key FROM {self._index_keys(in_index)})"
+            parts.append(q)
+            cols |= _columns(path)  # type: ignore[arg-type]
+        if own:
+            name = f"_files_{len(self.views)}"
+            parts.append(read_runs(self.store, self.con, table, own, runs, name))
+            cols |= _columns(self.store.path(own[0]) / f"{table}.parquet")
         params = ", ".join(
-            f"p.{quote(c)}" + (f" AS {quote('param_' + c)}" if c in own and c != _KEY else "")
+            f"p.{quote(c)}" + (f" AS {quote('param_' + c)}" if c in cols and c != _KEY else "")
             for c in self._param_cols
         )
-        listing = "[" + ", ".join(_literal(p) for p in paths) + "]"
+        body = " UNION ALL BY NAME ".join(f"({q})" for q in parts)
+        # A run in the index that is no longer stored has no row in _params:
+        # the join leaves it out.
         self.con.execute(
-            f"CREATE VIEW {quote(table)} AS SELECT {params}, t.* EXCLUDE (filename) "
-            f"FROM read_parquet({listing}, union_by_name = true, filename = true) t "
-            f"JOIN {name} f ON f.filename = t.filename JOIN _params p ON p.key = f.key"
+            f"CREATE VIEW {quote(table)} AS SELECT {params}, t.* EXCLUDE ({KEY}) "
+            f"FROM ({body}) t JOIN _params p ON p.key = t.{KEY}"
         )
+
+    def _index_keys(self, keys: list[str]) -> str:
+        """A table of ``keys`` (the runs a view takes from the index)."""
+        import pandas as pd
+
+        name = f"_indexed_{len(self.views)}"
+        own_df = pd.DataFrame({"key": sorted(keys)}, dtype=object)
+        self.con.register("_keys_df", own_df)
+        self.con.execute(f"CREATE TABLE {name} AS SELECT * FROM _keys_df")
+        self.con.unregister("_keys_df")
+        return name
 
     def sql(self, query: str) -> pd.DataFrame:
         """The answer to ``query`` (DuckDB SQL over the views) as a DataFrame;
@@ -152,12 +233,23 @@ class StoreDB:
         text = one_line(str(e), 400)
         m = re.search(re.escape(str(self.store.runs_dir.resolve())) + r"/[^\s\"']+\.parquet", text)
         if m and not isinstance(e, _catalog_errors()):
-            return StoreError(m.group(0), f"not a readable Parquet file ({text})", "a Parquet table")
+            return StoreError(
+                m.group(0), f"not a readable Parquet file ({text})", "a Parquet table"
+            )
         views = ", ".join([RUNS_VIEW, *self.views])
         return QueryError(f"{text} (views: {views})")
 
     def __repr__(self) -> str:
         return f"StoreDB({str(self.store.root)!r}: {len(self.runs)} rows in runs)"
+
+
+def _run_of(err: StoreError, store: Store) -> str | None:
+    """The key of the run whose file ``err`` names (None: not a run's)."""
+    try:
+        rel = err.path.relative_to(store.runs_dir.resolve())
+    except ValueError:
+        return None
+    return rel.parts[0] if rel.parts else None
 
 
 def _catalog_errors() -> tuple[type[Exception], ...]:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .listing import RunEntry, listing_frame
 from .result import Result
 from .rundir import (
     FORMAT,
@@ -71,6 +72,7 @@ __all__ = [
     "MANIFEST",
     "MARKER",
     "Listing",
+    "RunEntry",
     "Store",
     "StoreError",
     "check_run",
@@ -177,6 +179,10 @@ class Store:
                 self.runs_dir, f"cannot be listed ({e.strerror})", "a readable directory"
             ) from None
 
+    def run_names(self) -> list[str]:
+        """Every run directory's name (its key), whole or not, sorted."""
+        return self._names()
+
     def run_keys(self) -> list[str]:
         """The keys of the runs stored (with a run.json; whole or not)."""
         return [k for k in self._names() if os.path.lexists(self.path(k) / MANIFEST)]
@@ -245,39 +251,42 @@ class Store:
         truncation and wrong-shape JSON but not a changed byte in a table.
         ``files``: also each run's table names (``Listing.files``).
         """
-        import pandas as pd
-
-        rows = []
+        rows: list[dict[str, Any]] = []
         damaged = []
         tables: dict[str, list[str]] = {}
         label_names: dict[str, None] = {}
-        fixed = ("key", "name", "fairlab_version")
         for key in self._names():
             try:
-                docs = self._read(key, full=full)
+                entry = self.listing_entry(key, full=full)
             except StoreError as e:
                 damaged.append(e)
                 continue
-            assert docs.manifest is not None  # _read requires run.json
-            if files:
-                names = docs.manifest["files"]
-                tables[key] = [n[: -len(".parquet")] for n in names if n.endswith(".parquet")]
-            for labels in docs.manifest.get("labels") or [{}]:
-                row: dict[str, Any] = {k: _cell(v) for k, v in labels.items() if k not in fixed}
-                label_names.update(dict.fromkeys(row))
-                row["key"] = key
-                row["name"] = _cell(docs.scenario.get("name", ""))
-                row["fairlab_version"] = _cell(docs.manifest.get("fairlab_version"))
-                row.update({k: _cell(v) for k, v in docs.summary.items() if k not in row})
-                rows.append(row)
-        df = pd.DataFrame(rows)
-        if len(df):
-            first = list(dict.fromkeys(["key", "name", *label_names, "fairlab_version"]))
-            df = df[first + [c for c in df.columns if c not in first]]
-            with contextlib.suppress(TypeError):  # labels of mixed types: key order
-                df = df.sort_values(["name", *label_names], kind="stable", ignore_index=True)
-        df.attrs["labels"] = list(label_names)
-        return Listing(df, damaged, tables if files else None)
+            rows.extend(entry.rows)
+            label_names.update(dict.fromkeys(entry.labels))
+            tables[key] = entry.tables
+        return Listing(listing_frame(rows, list(label_names)), damaged, tables if files else None)
+
+    def listing_entry(self, key: str, *, full: bool) -> RunEntry:
+        """The run ``key`` as the listing shows it (``scan``), checked as
+        there; StoreError if it is damaged."""
+        docs = self._read(key, full=full)
+        assert docs.manifest is not None  # _read requires run.json
+        rows = []
+        label_names: dict[str, None] = {}
+        fixed = ("key", "name", "fairlab_version")
+        for labels in docs.manifest.get("labels") or [{}]:
+            row: dict[str, Any] = {k: _cell(v) for k, v in labels.items() if k not in fixed}
+            label_names.update(dict.fromkeys(row))
+            row["key"] = key
+            row["name"] = _cell(docs.scenario.get("name", ""))
+            row["fairlab_version"] = _cell(docs.manifest.get("fairlab_version"))
+            row.update({k: _cell(v) for k, v in docs.summary.items() if k not in row})
+            rows.append(row)
+        names = docs.manifest["files"]
+        hashes = {
+            n[: -len(".parquet")]: w["sha256"] for n, w in names.items() if n.endswith(".parquet")
+        }
+        return RunEntry(rows, list(label_names), list(hashes), hashes)
 
     def dataset(self, *, verify: bool = False, refresh: bool = False) -> StoreDB:
         """The runs as one dataset: DuckDB views ``runs``, ``flows``,

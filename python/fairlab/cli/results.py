@@ -152,7 +152,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="answer a DuckDB SQL query over the store: view runs (a row per run: key, labels, "
         "summary) and one view per table (flows, rounds, ports, ...) across every run, each "
         "row with its run's key, labels and seed; e.g. \"SELECT buffer, avg(goodput_bps) FROM "
-        "flows GROUP BY buffer\"",
+        'flows GROUP BY buffer"',
     )
     rs.add_argument(
         "--export",

@@ -62,12 +62,12 @@ def _fetch(db: Any, fn: Any) -> Any:
 def _export(db: Any, query: str, out: str) -> int:
     """Writes the answer with DuckDB's COPY (streamed: an answer larger
     than memory is fine) into ``out``; returns the number of rows."""
-    from ..dataset import _literal
+    from ..sqltext import literal
 
     body = query.strip().rstrip(";").strip()
     fmt = "PARQUET" if out.endswith(".parquet") else "CSV, HEADER"
     tmp = Path(out).with_name(f".{Path(out).name}.tmp")
-    copy = f"COPY ({body}) TO {_literal(str(tmp))} (FORMAT {fmt})"
+    copy = f"COPY ({body}) TO {literal(str(tmp))} (FORMAT {fmt})"
     try:
         row = _fetch(db, lambda: db.con.execute(copy).fetchone())
     except BaseException:
@@ -78,14 +78,15 @@ def _export(db: Any, query: str, out: str) -> int:
 
 
 def _stream_csv(db: Any, rel: Any) -> None:
-    reader = _fetch(db, lambda: rel.fetch_record_batch(BATCH_ROWS))
+    reader = _fetch(db, lambda: rel.to_arrow_reader(BATCH_ROWS))
     header = True
     while True:
         try:
             batch = _fetch(db, reader.read_next_batch)
         except StopIteration:
             break
-        batch.to_pandas().to_csv(sys.stdout, index=False, header=header, float_format="%.6g")
+        # Every digit: the answer is data for another tool, not a display.
+        batch.to_pandas().to_csv(sys.stdout, index=False, header=header)
         header = False
     if header:  # no rows: the header alone
         print(",".join(rel.columns))
