@@ -1,0 +1,135 @@
+"""The gallery over every reproduction (issue 24, item 4), on the quick
+outputs of two cheap experiments of two studies (about 3 s): the page,
+parsed, names every study written and every experiment, its verdict counts
+equal those of the experiment's verdicts CSV, fairlab's agreement with the
+stored ns-2 results is the agreement CSV's, and every link and image
+resolves (a link into a report, to an element with that id)."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pandas as pd
+import pytest
+from fairlab import gallery
+from fairlab.cli import main
+
+#: In the registry's order (the page's).
+RUNS = {
+    "hcf": ["baseline"],
+    "incast": ["sigcomm09-fig14"],
+}
+
+
+class Page(HTMLParser):
+    """The gallery's rows (cells as text, by study and experiment), sections,
+    links and images; and the ids of any page."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: dict[tuple[str, str], list[str]] = {}
+        self.sections: list[str] = []
+        self.refs: list[str] = []
+        self.ids: set[str] = set()
+        self._row: tuple[str, str] | None = None
+        self._cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if a.get("id"):
+            self.ids.add(str(a["id"]))
+        if tag == "section" and a.get("class") == "study":
+            self.sections.append(str(a["id"]))
+        if tag == "tr" and a.get("class") == "experiment":
+            self._row = (str(a["data-study"]), str(a["data-experiment"]))
+            self.rows[self._row] = []
+        if tag == "td" and self._row is not None:
+            self._cell = []
+        if tag == "a" and a.get("href"):
+            self.refs.append(str(a["href"]))
+        if tag == "img" and a.get("src"):
+            self.refs.append(str(a["src"]))
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "td" and self._row is not None and self._cell is not None:
+            self.rows[self._row].append(" ".join("".join(self._cell).split()))
+            self._cell = None
+        if tag == "tr":
+            self._row = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None:
+            self._cell.append(data)
+
+
+def parse(path: Path) -> Page:
+    p = Page()
+    p.feed(path.read_text(encoding="utf-8"))
+    return p
+
+
+@pytest.fixture(scope="module")
+def out(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("gallery")
+    for study, exps in RUNS.items():
+        argv = ["reproduce", study, "--experiment", *exps, "--quick", "--jobs", "1"]
+        assert main([*argv, "--no-store", "--out", str(root / study)]) == 0
+    gallery.write_index(root, version="test")
+    return root
+
+
+def test_every_study_experiment_and_verdict_count_is_on_the_page(out):
+    page = parse(out / "index.html")
+    assert page.sections == list(RUNS)
+    assert sorted(page.rows) == sorted((s, e) for s, exps in RUNS.items() for e in exps)
+    for (study, exp), cells in page.rows.items():
+        v = pd.read_csv(out / study / f"{exp}-verdicts.csv")
+        q = v[v["verdict"] == "qualitative"]["holds"].astype(str)
+        want = [
+            (v["verdict"] == "within").sum(),
+            (v["verdict"] == "outside").sum(),
+            (q == "True").sum(),
+            (q == "False").sum(),
+            (~q.isin(["True", "False"])).sum(),
+            (v["verdict"] == "not run").sum(),
+        ]
+        assert [int(c) for c in cells[2:8]] == [int(n) for n in want], (study, exp)
+        assert sum(want) == len(v) > 0
+        assert exp in cells[1]
+    # fairlab against the stored ns-2 results: the agreement CSV's count.
+    ag = pd.read_csv(out / "incast" / "sigcomm09-fig14-ns2-agreement.csv")
+    ns2 = page.rows[("incast", "sigcomm09-fig14")][8]
+    m = re.search(r"fairlab agrees with ns-2 at (\d+) of (\d+) points", ns2)
+    assert m and (int(m[1]), int(m[2])) == (int(ag["agrees"].sum()), len(ag)), ns2
+    assert "not run on the kernel" in page.rows[("hcf", "baseline")][9]
+
+
+def test_every_link_and_thumbnail_resolves(out):
+    page = parse(out / "index.html")
+    assert len([r for r in page.refs if r.endswith(".png")]) == 2
+    for ref in page.refs:
+        target, _, anchor = ref.partition("#")
+        path = out / target
+        assert path.is_file(), ref
+        if target.endswith(".png"):
+            assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+            assert path.stat().st_size < 20_000  # a thumbnail, not the full plot
+        if anchor:
+            assert anchor in parse(path).ids, ref
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["all", "--experiment", "x"], "--experiment: not with all"),
+        (["all", "--slim"], "--slim: keeps no run; give --no-store with it"),
+        (["incast", "--slim"], "--slim: only with `fairlab reproduce all`"),
+        (["nope"], "expected one of hcf, incast, outcast, hashcast, radon or all"),
+    ],
+)
+def test_reproduce_all_usage_errors_are_one_line(argv, message, capsys, tmp_path):
+    assert main(["reproduce", *argv, "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err, err
