@@ -163,6 +163,13 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: runs, labels, tables, the first runs and the main
+        summary metric against the first swept label (``fairlab.display``)."""
+        from .display import store_html
+
+        return store_html(self)
+
     # -- reading -----------------------------------------------------------
 
     def path(self, key: str) -> Path:
