@@ -116,7 +116,8 @@ class Store:
 
     ``create``: make the store if ``root`` is missing or empty (a writer);
     else ``root`` must be a store already (a reader: ``fairlab.load``), and
-    nothing is written to it. ``fairlab.load(root)`` gives a reader: its
+    no run is written to it (querying it writes the dataset's index, a
+    cache under ``STORE/index``, where it may: ``dataset``). ``fairlab.load(root)`` gives a reader: its
     ``table()`` lists the runs with their labels (a sweep's parameters and
     seed) as columns, ``store[key]`` reads one run's Result.
     """
