@@ -277,5 +277,28 @@ def _html(docs: list[dict[str, Any]], version: str, command: str) -> str:
         "same published numbers. Each thumbnail links to the experiment in its study's report."
         "</p>"
     )
+    head.append(_overview(docs))
     body = [_study_html(d) for d in docs]
     return "\n".join([*head, *body, "</body></html>\n"])
+
+
+def _overview(docs: list[dict[str, Any]]) -> str:
+    """One row per source document: its experiments' counts summed."""
+    rows = [
+        "<tr><th>source document</th><th>experiments</th><th>within</th><th>outside</th>"
+        "<th>claims hold</th><th>claims do not hold</th><th>claims not shown</th>"
+        "<th>not run</th></tr>"
+    ]
+    for d in docs:
+        total = dict.fromkeys(_KEYS, 0)
+        for x in d["experiments"]:
+            for k in _KEYS:
+                total[k] += x["fairlab"][k]
+        rows.append(
+            f'<tr class="overview" data-study="{_e(d["study"])}">'
+            f'<td><a href="#{_e(d["study"])}">{_e(d["title"])}</a></td>'
+            + _num(len(d["experiments"]))
+            + "".join(_num(total[k]) for k in _KEYS)
+            + "</tr>"
+        )
+    return f'<table class="overview">{"".join(rows)}</table>'

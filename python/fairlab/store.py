@@ -117,7 +117,8 @@ class Store:
     ``create``: make the store if ``root`` is missing or empty (a writer);
     else ``root`` must be a store already (a reader: ``fairlab.load``), and
     no run is written to it (querying it writes the dataset's index, a
-    cache under ``STORE/index``, where it may: ``dataset``). ``fairlab.load(root)`` gives a reader: its
+    cache under ``STORE/index``, where it may: ``dataset``).
+    ``fairlab.load(root)`` gives a reader: its
     ``table()`` lists the runs with their labels (a sweep's parameters and
     seed) as columns, ``store[key]`` reads one run's Result.
     """

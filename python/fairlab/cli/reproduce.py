@@ -136,12 +136,12 @@ def _run_study(
         plot_src=(lambda n: f"{gallery.THUMBS}/{n}.png") if slim else None,
     )
     gallery.save_study(study, outcomes, out, command)
-    print(
-        f"report: {page} ({len(outcomes)} experiment(s), {time.perf_counter() - t0:.1f} s; "
-        + ("" if slim else "tables as CSV and Parquet beside it")
-        + (f"; every run in {store}/runs, see fairlab results {store})" if store else ")"),
-        file=sys.stderr,
-    )
+    notes = [f"{len(outcomes)} experiment(s), {time.perf_counter() - t0:.1f} s"]
+    if not slim:
+        notes.append("tables as CSV and Parquet beside it")
+    if store:
+        notes.append(f"every run in {store}/runs, see fairlab results {store}")
+    print(f"report: {page} ({'; '.join(notes)})", file=sys.stderr)
     return outcomes
 
 
