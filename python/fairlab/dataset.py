@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -68,13 +69,21 @@ class StoreDB:
 
     ``index``: gather the runs' tables into the store's index
     (``fairlab.store_index``) once at least ``INDEX_MIN_RUNS`` runs are not
-    in it yet; False: read every run's own files.
+    in it yet; False: read every run's own files. ``note`` is told, one
+    line, when the index is written (it takes a while the first time).
     """
 
     #: Runs read from their own files before the index is written anew.
     INDEX_MIN_RUNS = 64
 
-    def __init__(self, store: Store, *, verify: bool = False, index: bool = True) -> None:
+    def __init__(
+        self,
+        store: Store,
+        *,
+        verify: bool = False,
+        index: bool = True,
+        note: Callable[[str], None] | None = None,
+    ) -> None:
         import duckdb
 
         self.store = store
@@ -98,6 +107,8 @@ class StoreDB:
                 continue
             fresh.append(key)
         if index and len(fresh) >= self.INDEX_MIN_RUNS:
+            if note is not None:
+                note(f"indexing {len(fresh):,} runs into {store.root / 'index'} (once; a cache)")
             idx = self._write_index(runs, idx) or idx
         self.index = idx
         #: The runs whose tables the index holds as they are stored now.
@@ -279,20 +290,3 @@ def _duckdb_safe(df: pd.DataFrame) -> pd.DataFrame:
             if len(kinds) > 1:
                 out[c] = out[c].map(lambda x: None if x is None else str(x))
     return out
-
-
-def describe(db: StoreDB) -> dict[str, Any]:
-    """What the dataset holds, for a summary: runs, damaged runs, labels
-    with their distinct values, views with their run counts."""
-    values = {}
-    for lab in db.labels:
-        if lab in db.runs:
-            vals = list(dict.fromkeys(db.runs[lab].dropna().tolist()))
-            values[lab] = vals
-    return {
-        "runs": int(db.runs[_KEY].nunique()) if _KEY in db.runs else 0,
-        "rows": len(db.runs),
-        "damaged": len(db.damaged),
-        "labels": values,
-        "views": dict(db.views),
-    }

@@ -60,14 +60,14 @@ def test_the_notebook_runs_and_shows_each_step(tmp_path, monkeypatch):
     res_html = next(h for v, h in shown if isinstance(v, Result))
     assert "fairlab run" in res_html and "incast goodput" in res_html
     assert "flows</th><td>8 rows" in res_html and "data:image/png;base64," in res_html
-    # The store: 24 runs, its labels and tables, and its plot.
+    # The store: 16 runs, its labels and tables, and its plot.
     st_html = next(h for v, h in shown if isinstance(v, Store))
-    assert "<th>runs</th><td>24</td>" in st_html and "label buffer" in st_html
-    assert "flows (24 runs)" in st_html and "data:image/png;base64," in st_html
+    assert "<th>runs</th><td>16</td>" in st_html and "label buffer" in st_html
+    assert "flows (16 runs)" in st_html and "data:image/png;base64," in st_html
     # The SQL answer: a row per buffer and server count, every flow counted.
     answer = ns["answer"]
     assert answer is next(v for v in values if isinstance(v, pd.DataFrame) and "flows" in v)
-    assert len(answer) == 8 and answer["flows"].sum() == 3 * 2 * (2 + 4 + 8 + 16)
+    assert len(answer) == 8 and answer["flows"].sum() == 2 * 2 * (2 + 4 + 8 + 16)
     small = answer[answer["buffer"] == "32KiB"].set_index("servers")["goodput_mbps"]
     assert small[16] < small[2]  # collapse with the small buffer
     # The study's verdicts.

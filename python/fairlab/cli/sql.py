@@ -19,7 +19,7 @@ BATCH_ROWS = 65_536
 def cmd_sql(root: Path, query: str, *, export: str | None, fmt: str) -> int:
     """Answers ``query`` over the store ``root``: damaged runs named on
     stderr (one line each) and left out."""
-    from ..dataset import QueryError
+    from ..dataset import QueryError, StoreDB
     from ..store import Store
 
     if not query.strip():
@@ -28,7 +28,9 @@ def cmd_sql(root: Path, query: str, *, export: str | None, fmt: str) -> int:
         import duckdb  # noqa: F401  (a dependency; an older install may lack it)
     except ImportError:
         raise UsageError("--sql: needs the duckdb package (pip install duckdb)") from None
-    db = Store(root, create=False).dataset()
+    db = StoreDB(
+        Store(root, create=False), note=lambda text: print(f"fairlab: {text}", file=sys.stderr)
+    )
     for e in db.damaged:
         print(f"fairlab: damaged run left out: {e}", file=sys.stderr)
     try:
