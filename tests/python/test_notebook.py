@@ -74,3 +74,7 @@ def test_the_notebook_runs_and_shows_each_step(tmp_path, monkeypatch):
     verdicts = values[-1]
     assert list(verdicts.columns) == ["row", "verdict", "holds", "shows"] and len(verdicts)
     assert (tmp_path / "notebook-store" / "store.json").is_file()
+    # A stored run shows its tables' rows from their Parquet footers.
+    store = ns["store"]
+    stored = store[store.run_keys()[0]]._repr_html_()
+    assert "not read yet" not in stored and "flows</th><td>" in stored
