@@ -95,7 +95,8 @@ def result_html(res: Result) -> str:
         rows.append(("transport", tcp))
     tables = []
     for name in res.tables:
-        n = res.tables.num_rows(name) if hasattr(res.tables, "num_rows") else None
+        count = getattr(res.tables, "num_rows", None)  # a plain mapping: its frames' lengths
+        n = count(name) if count is not None else len(res.tables[name])
         tables.append((name, "not read yet" if n is None else f"{n:,} rows"))
     name = res.scenario.get("name", "")
     head = f"<h4>fairlab run{': ' + _e(name) if name else ''}</h4>"
