@@ -176,3 +176,15 @@ def test_cli_sql_errors_are_one_line(pristine, argv, message, capsys, monkeypatc
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and message in err, err
     assert "Traceback" not in err and json.dumps(err)
+
+
+def test_open_store_on_what_is_not_a_store_says_so_in_one_line(tmp_path):
+    with pytest.raises(FileNotFoundError):
+        fairlab.open_store(tmp_path / "missing")
+    (tmp_path / "plain").mkdir()
+    with pytest.raises(fairlab.StoreError) as e:
+        fairlab.open_store(tmp_path / "plain")
+    assert str(e.value) == (
+        f"{tmp_path / 'plain' / 'store.json'}: missing; expected a fairlab results store "
+        "(fairlab sweep --store)"
+    )
