@@ -168,3 +168,39 @@ def test_the_page_renders_in_a_headless_browser(out, tmp_path):
     colours = {c for _, c in im.getcolors(1 << 20)}
     assert (218, 251, 225) in colours or (255, 235, 233) in colours  # a verdict cell's fill
     assert len(colours) > 50  # text and thumbnails, not a blank page
+
+
+def test_the_checked_in_gallery_has_every_study_and_every_link_resolves():
+    """docs/gallery (the README links it): every study of the registry,
+    every experiment of each with the counts its gallery.json keeps, and
+    every link and image of the page and of the reports beside it resolves
+    (regenerate with `fairlab reproduce all --quick --slim --no-store --out
+    docs/gallery` when a study or experiment is added)."""
+    import json
+
+    from fairlab import studies
+
+    root = Path(__file__).parents[2] / "docs" / "gallery"
+    page = parse(root / "index.html")
+    assert page.sections == studies.names()
+    reports = {n: parse(root / n / "index.html") for n in studies.names()}
+    for name in studies.names():
+        doc = json.loads((root / name / "gallery.json").read_text())
+        assert [x["name"] for x in doc["experiments"]] == studies.get(name).names
+        for x in doc["experiments"]:
+            c = x["fairlab"]
+            cells = page.rows[(name, x["name"])]
+            keys = ("within", "outside", "holds", "fails", "unshown", "not_run")
+            assert [int(n) for n in cells[2:8]] == [c[k] for k in keys]
+        report = reports[name]
+        for ref in set(report.refs):
+            if ref.startswith("#"):
+                assert ref[1:] in report.ids, (name, ref)
+            elif "://" not in ref:
+                assert (root / name / ref).is_file(), (name, ref)
+    ids = {f"{n}/index.html": r.ids for n, r in reports.items()}
+    for ref in page.refs:
+        target, _, anchor = ref.partition("#")
+        assert (root / (target or "index.html")).is_file(), ref
+        if anchor and target:
+            assert anchor in ids[target], ref
