@@ -35,6 +35,7 @@ __all__ = [
     "StoreError",
     "load",
     "load_scenario",
+    "open_store",
     "scenarios",
     "simulate",
     "validate",
@@ -70,6 +71,32 @@ def load(directory: str | Path) -> Result | Store:
         "a run directory (fairlab run --out, Result.to_parquet) or a results store "
         "(fairlab sweep --store)",
     )
+
+
+def open_store(directory: str | Path, *, verify: bool = False) -> Store:
+    """Opens a results store for reading and querying.
+
+    The Store ``fairlab.load`` gives (``table()``, ``store[key]``), with its
+    runs as one dataset: ``store.sql("SELECT ... FROM flows ...")`` answers
+    DuckDB SQL over views ``runs`` (one row per run: key, labels, summary)
+    and one per table (flows, rounds, ports, ...) across every run, each row
+    with its run's key, labels (a sweep's parameters) and seed;
+    ``store.con`` is the DuckDB connection. Damaged runs are left out and
+    listed in ``store.dataset().damaged``; ``verify`` checks every file's
+    SHA-256 first. See ``fairlab.dataset``. A directory that is not a store
+    raises StoreError (one line), a missing one FileNotFoundError.
+    """
+    from .store import MARKER, Store
+
+    d = Path(directory)
+    if not os.path.lexists(d):
+        raise FileNotFoundError(errno.ENOENT, "no such store directory", str(d))
+    if not os.path.lexists(d / MARKER):
+        raise StoreError(d / MARKER, "missing", "a fairlab results store (fairlab sweep --store)")
+    st = Store(d, create=False)
+    if verify:
+        st.dataset(verify=True)
+    return st
 
 
 #: Nesting of tables and arrays at which a scenario is refused: the Rust TOML

@@ -202,9 +202,16 @@ def write(
     *,
     command: str = "",
     version: str = "",
+    tables: bool = True,
+    plot_src: Callable[[str], str] | None = None,
 ) -> Path:
     """Writes the page, plots and tables of ``outcomes`` into ``out``;
-    returns the page's path."""
+    returns the page's path.
+
+    ``tables``: the tables as CSV and Parquet beside the page (False: the
+    page alone, as the checked-in gallery keeps it). ``plot_src``: each
+    experiment's plot is not embedded nor written but shown from the file
+    it names (the gallery's thumbnail)."""
     import pandas as pd
 
     out = Path(out)
@@ -212,6 +219,9 @@ def write(
     files: dict[str, list[str]] = {}
     for o in outcomes:
         name = o.experiment.name
+        if not tables:
+            files[name] = []
+            continue
         f = _write_table(o.summary.table, out, name)
         if o.kernel is not None:
             from .emu.studies import side_by_side
@@ -234,13 +244,13 @@ def write(
             (out / f"{name}.png").write_bytes(o.png)
             f.append(f"{name}.png")
         files[name] = f
-    if outcomes:
+    if outcomes and tables:
         allv = pd.concat(
             [o.verdicts.assign(experiment=o.experiment.name) for o in outcomes], ignore_index=True
         )
         _write_table(allv[["experiment", *o.verdicts.columns]], out, "verdicts")
     page = out / PAGE
-    page.write_text(_html(study, outcomes, files, command, version), encoding="utf-8")
+    page.write_text(_html(study, outcomes, files, command, version, plot_src), encoding="utf-8")
     return page
 
 
@@ -385,7 +395,9 @@ def _provenance(o: Outcome, version: str, files: list[str]) -> str:
         runs[["run", *label_cols, "seed", "scenario_digest", "result_digest", "simulated_s"]],
         "runs",
     )
-    links = " · ".join(f'<a href="{_e(f)}">{_e(f)}</a>' for f in files)
+    links = " · ".join(f'<a href="{_e(f)}">{_e(f)}</a>' for f in files) or (
+        "not kept beside this copy of the report"
+    )
     return (
         '<h3>Provenance</h3><dl class="prov">'
         f"<dt>fairlab</dt><dd>{_e(version)}</dd>"
@@ -400,7 +412,13 @@ def _provenance(o: Outcome, version: str, files: list[str]) -> str:
     )
 
 
-def _experiment_html(study: Study, o: Outcome, files: list[str], version: str) -> str:
+def _experiment_html(
+    study: Study,
+    o: Outcome,
+    files: list[str],
+    version: str,
+    plot_src: Callable[[str], str] | None = None,
+) -> str:
     e = o.experiment
     parts = [
         f'<section class="experiment" id="{_e(e.name)}">',
@@ -416,7 +434,13 @@ def _experiment_html(study: Study, o: Outcome, files: list[str], version: str) -
     parts.append(_verdict_table(o.verdicts, f"{e.name}-source"))
     if e.notes:
         parts.append(f'<p class="notes"><b>What explains the deviations:</b> {_e(e.notes)}</p>')
-    if o.png is not None:
+    if o.png is not None and plot_src is not None:
+        src = plot_src(e.name)
+        parts.append(
+            f'<figure><img class="plot" alt="{_e(e.name)}: fairlab\'s results" '
+            f'src="{_e(src)}"><figcaption>{_e(e.name)} (a reduced copy)</figcaption></figure>'
+        )
+    elif o.png is not None:
         b64 = base64.b64encode(o.png).decode()
         parts.append(
             f'<figure><img class="plot" alt="{_e(e.name)}: fairlab\'s results" '
@@ -469,6 +493,7 @@ def _html(
     files: dict[str, list[str]],
     command: str,
     version: str,
+    plot_src: Callable[[str], str] | None = None,
 ) -> str:
     toc = [
         "<tr><th>experiment</th><th>reproduces</th><th>within</th><th>outside</th>"
@@ -511,5 +536,7 @@ def _html(
         "table shows it.</p>"
     )
     head.append(f'<table class="toc">{"".join(toc)}</table>')
-    body = [_experiment_html(study, o, files[o.experiment.name], version) for o in outcomes]
+    body = [
+        _experiment_html(study, o, files[o.experiment.name], version, plot_src) for o in outcomes
+    ]
     return "\n".join([*head, *body, "</body></html>\n"])

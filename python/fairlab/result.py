@@ -95,6 +95,27 @@ class Tables(Mapping[str, "pd.DataFrame"]):
             raw = self._raw[name] = raw()
         return raw
 
+    def num_rows(self, name: str) -> int | None:
+        """Rows of table ``name`` without reading it: from the Arrow table or
+        DataFrame in memory, or a stored file's Parquet footer; None if that
+        cannot be read (the table's own read says why)."""
+        raw = self._frames.get(name)
+        if raw is None:
+            raw = self._raw[name]
+        if _is_dataframe(raw):
+            return len(raw)
+        if not callable(raw):
+            return raw.num_rows
+        path = getattr(raw, "path", None)
+        if path is None:
+            return None
+        import pyarrow.parquet as pq
+
+        try:
+            return pq.ParquetFile(path).metadata.num_rows
+        except Exception:  # noqa: BLE001  (pyarrow's many error types)
+            return None
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._raw)
 
@@ -384,6 +405,12 @@ class Result:
                 )
         return lines
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the summary, the tables and each flow's goodput."""
+        from .display import result_html
+
+        return result_html(self)
+
     def bound_violations(self) -> int:
         """Ports whose simulated backlog or delay exceeded its network-calculus
         bound (0 without Radon streams)."""
@@ -439,6 +466,7 @@ def _stored_reader(path: Path, want: Mapping[str, Any] | None) -> Callable[[], p
                 path, f"not a readable Parquet file ({text})", "a Parquet table"
             ) from None
 
+    read.path = path  # type: ignore[attr-defined]  (Tables.num_rows reads its footer)
     return read
 
 

@@ -238,10 +238,11 @@ def _execute_units(
     cluster: str | None,
     progress: bool | None,
 ) -> None:
-    from tqdm import tqdm
+    # tqdm.auto: Jupyter's widget bar in a notebook (with ipywidgets), text elsewhere.
+    from tqdm.auto import tqdm
 
     if progress is None:
-        progress = sys.stderr.isatty()
+        progress = sys.stderr.isatty() or _in_notebook()
     bar = tqdm(
         total=len(todo),
         disable=not progress or len(todo) < 2,
@@ -391,6 +392,17 @@ def _on_dask(address: str, todo: list[_Unit], done: Any, store: bool) -> None:
         raise
     finally:
         client.close()
+
+
+def _in_notebook() -> bool:
+    """Whether this process is a Jupyter kernel (a bar is drawn there by
+    default, as on a terminal)."""
+    shell = sys.modules.get("IPython")
+    get = getattr(shell, "get_ipython", None)
+    try:
+        return get is not None and type(get()).__name__ == "ZMQInteractiveShell"
+    except Exception:  # noqa: BLE001  (IPython half torn down)
+        return False
 
 
 def _one_line(e: BaseException | None) -> str:

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from .listing import RunEntry, listing_frame
 from .result import Result
 from .rundir import (
     FORMAT,
@@ -60,7 +61,10 @@ from .rundir import fsync_path as _fsync_path
 from .rundir import write_file as _write
 
 if TYPE_CHECKING:
+    import duckdb
     import pandas as pd
+
+    from .dataset import StoreDB
 
 # Re-exported from rundir: the runner, the sweep and older callers import them from here.
 __all__ = [
@@ -68,6 +72,7 @@ __all__ = [
     "MANIFEST",
     "MARKER",
     "Listing",
+    "RunEntry",
     "Store",
     "StoreError",
     "check_run",
@@ -101,6 +106,9 @@ class Listing:
 
     table: pd.DataFrame
     damaged: list[StoreError] = field(default_factory=list)
+    #: With ``scan(files=True)``: each listed run's tables, by key (the
+    #: Parquet files its run.json lists, without ``.parquet``).
+    files: dict[str, list[str]] | None = None
 
 
 class Store:
@@ -108,7 +116,9 @@ class Store:
 
     ``create``: make the store if ``root`` is missing or empty (a writer);
     else ``root`` must be a store already (a reader: ``fairlab.load``), and
-    nothing is written to it. ``fairlab.load(root)`` gives a reader: its
+    no run is written to it (querying it writes the dataset's index, a
+    cache under ``STORE/index``, where it may: ``dataset``).
+    ``fairlab.load(root)`` gives a reader: its
     ``table()`` lists the runs with their labels (a sweep's parameters and
     seed) as columns, ``store[key]`` reads one run's Result.
     """
@@ -134,6 +144,8 @@ class Store:
         #: Contents seen once in this session, and shared copies known good (hashes).
         self._seen: dict[str, int] = {}
         self._shared: set[str] = set()
+        self._db: StoreDB | None = None
+        self._db_verified = False
         if create:
             self._clean_tmp()
 
@@ -153,6 +165,13 @@ class Store:
     def __repr__(self) -> str:
         return f"Store({str(self.root)!r})"
 
+    def _repr_html_(self) -> str:
+        """Jupyter's view: runs, labels, tables, the first runs and the main
+        summary metric against the first swept label (``fairlab.display``)."""
+        from .display import store_html
+
+        return store_html(self)
+
     # -- reading -----------------------------------------------------------
 
     def path(self, key: str) -> Path:
@@ -168,6 +187,10 @@ class Store:
             raise StoreError(
                 self.runs_dir, f"cannot be listed ({e.strerror})", "a readable directory"
             ) from None
+
+    def run_names(self) -> list[str]:
+        """Every run directory's name (its key), whole or not, sorted."""
+        return self._names()
 
     def run_keys(self) -> list[str]:
         """The keys of the runs stored (with a run.json; whole or not)."""
@@ -229,42 +252,73 @@ class Store:
         every file's SHA-256 checked, else sizes only)."""
         return [e for k in self._names() if (e := self._damage(k, full=full)) is not None]
 
-    def scan(self, *, full: bool = False) -> Listing:
+    def scan(self, *, full: bool = False, files: bool = False) -> Listing:
         """The runs as a table (see ``table``) and the damaged ones left out.
 
         ``full``: check every file's SHA-256 (reads every table); else the
         JSON files are read and the tables' sizes checked, which finds
         truncation and wrong-shape JSON but not a changed byte in a table.
+        ``files``: also each run's table names (``Listing.files``).
         """
-        import pandas as pd
-
-        rows = []
+        rows: list[dict[str, Any]] = []
         damaged = []
+        tables: dict[str, list[str]] = {}
         label_names: dict[str, None] = {}
-        fixed = ("key", "name", "fairlab_version")
         for key in self._names():
             try:
-                docs = self._read(key, full=full)
+                entry = self.listing_entry(key, full=full)
             except StoreError as e:
                 damaged.append(e)
                 continue
-            assert docs.manifest is not None  # _read requires run.json
-            for labels in docs.manifest.get("labels") or [{}]:
-                row: dict[str, Any] = {k: _cell(v) for k, v in labels.items() if k not in fixed}
-                label_names.update(dict.fromkeys(row))
-                row["key"] = key
-                row["name"] = _cell(docs.scenario.get("name", ""))
-                row["fairlab_version"] = _cell(docs.manifest.get("fairlab_version"))
-                row.update({k: _cell(v) for k, v in docs.summary.items() if k not in row})
-                rows.append(row)
-        df = pd.DataFrame(rows)
-        if len(df):
-            first = list(dict.fromkeys(["key", "name", *label_names, "fairlab_version"]))
-            df = df[first + [c for c in df.columns if c not in first]]
-            with contextlib.suppress(TypeError):  # labels of mixed types: key order
-                df = df.sort_values(["name", *label_names], kind="stable", ignore_index=True)
-        df.attrs["labels"] = list(label_names)
-        return Listing(df, damaged)
+            rows.extend(entry.rows)
+            label_names.update(dict.fromkeys(entry.labels))
+            tables[key] = entry.tables
+        return Listing(listing_frame(rows, list(label_names)), damaged, tables if files else None)
+
+    def listing_entry(self, key: str, *, full: bool) -> RunEntry:
+        """The run ``key`` as the listing shows it (``scan``), checked as
+        there; StoreError if it is damaged."""
+        docs = self._read(key, full=full)
+        assert docs.manifest is not None  # _read requires run.json
+        rows = []
+        label_names: dict[str, None] = {}
+        fixed = ("key", "name", "fairlab_version")
+        for labels in docs.manifest.get("labels") or [{}]:
+            row: dict[str, Any] = {k: _cell(v) for k, v in labels.items() if k not in fixed}
+            label_names.update(dict.fromkeys(row))
+            row["key"] = key
+            row["name"] = _cell(docs.scenario.get("name", ""))
+            row["fairlab_version"] = _cell(docs.manifest.get("fairlab_version"))
+            row.update({k: _cell(v) for k, v in docs.summary.items() if k not in row})
+            rows.append(row)
+        names = docs.manifest["files"]
+        hashes = {
+            n[: -len(".parquet")]: w["sha256"] for n, w in names.items() if n.endswith(".parquet")
+        }
+        return RunEntry(rows, list(label_names), list(hashes), hashes)
+
+    def dataset(self, *, verify: bool = False, refresh: bool = False) -> StoreDB:
+        """The runs as one dataset: DuckDB views ``runs``, ``flows``,
+        ``rounds``, ... over every run, each row with its run's key, labels
+        and seed (``fairlab.dataset``). Made when first asked for and kept;
+        ``refresh``: made again (runs stored since are seen), ``verify``:
+        every file's SHA-256 checked first."""
+        if self._db is None or refresh or (verify and not self._db_verified):
+            from .dataset import StoreDB
+
+            self._db = StoreDB(self, verify=verify)
+            self._db_verified = verify
+        return self._db
+
+    @property
+    def con(self) -> duckdb.DuckDBPyConnection:
+        """The dataset's DuckDB connection (see ``dataset``)."""
+        return self.dataset().con
+
+    def sql(self, query: str) -> pd.DataFrame:
+        """The answer to a DuckDB SQL ``query`` over the dataset's views
+        (see ``dataset``), as a DataFrame."""
+        return self.dataset().sql(query)
 
     def table(self, *, verify: bool = False) -> pd.DataFrame:
         """One row per stored run and label set: key, name, labels, version,

@@ -13,10 +13,9 @@ from .common import UsageError, check_out_dir, cluster_address, int_in, warn
 
 def cmd_reproduce(args: argparse.Namespace) -> int:
     """Runs a study's experiments (the registry in fairlab.studies), prints
-    each beside the published numbers and writes the report into --out."""
-    import time
-
-    from .. import __version__, backends, report, studies
+    each beside the published numbers and writes the report into --out;
+    `all`: every study, and the gallery over them."""
+    from .. import studies
 
     if args.list:
         for name in studies.names():
@@ -29,13 +28,18 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         return 0
     if args.study is None:
         raise UsageError(
-            "reproduce: name a study (one of " + ", ".join(studies.names()) + ") or give --list"
+            "reproduce: name a study (one of " + ", ".join(studies.names()) + "), all, or give "
+            "--list"
         )
+    if args.study == ALL:
+        return _reproduce_all(args)
+    if args.slim:
+        raise UsageError("--slim: only with `fairlab reproduce all` (the gallery's copy)")
     if args.study not in studies.names():
         raise UsageError(
             f"reproduce: {args.study!r} is not a known study; expected one of "
             + ", ".join(studies.names())
-            + " (see fairlab reproduce --list)"
+            + " or all (see fairlab reproduce --list)"
         )
     study = studies.get(args.study)
     names = args.experiment or study.names
@@ -50,11 +54,27 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
         raise UsageError("--format csv prints one table: give one --experiment")
     out = Path(args.out or f"{study.name}-results")
     check_out_dir(str(out), "--out")
+    store = _store_of(args, out)
+    _check_backend(args)
+    _run_study(study, names, args, out, store)
+    return 0
+
+
+#: The study name that runs every study and writes the gallery.
+ALL = "all"
+
+
+def _store_of(args: argparse.Namespace, out: Path) -> str | None:
     if args.no_store and args.store:
         raise UsageError("--store and --no-store: give one of them")
-    store = None if args.no_store else (args.store or str(out))
     if args.store:
         check_out_dir(args.store, "--store")
+    return None if args.no_store else (args.store or str(out))
+
+
+def _check_backend(args: argparse.Namespace) -> None:
+    from .. import backends
+
     if args.backend in ("ns2", "all"):
         why = backends.get("ns2").unavailable()
         if why is not None:
@@ -62,6 +82,21 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
                 f"--backend {args.backend}: {why}; without it the report shows the stored ns-2 "
                 "results"
             )
+
+
+def _command(args: argparse.Namespace) -> str:
+    return "fairlab " + " ".join(sys.argv[1:]) if args.command_line is None else args.command_line
+
+
+def _run_study(
+    study, names: list[str], args: argparse.Namespace, out: Path, store: str | None
+) -> list:
+    """Runs the experiments ``names`` of ``study``, prints each, writes its
+    report (and the gallery's counts and thumbnails) into ``out``."""
+    import time
+
+    from .. import __version__, backends, gallery, report
+
     outcomes = []
     t0 = time.perf_counter()
     for name in names:
@@ -81,16 +116,50 @@ def cmd_reproduce(args: argparse.Namespace) -> int:
             o.summary.table.to_csv(sys.stdout, index=False, float_format="%.6g")
         else:
             print(("\n" if len(outcomes) > 1 else "") + report.text(study, o), flush=True)
-    command = (
-        "fairlab " + " ".join(sys.argv[1:]) if args.command_line is None else args.command_line
+    command = _command(args)
+    slim = getattr(args, "slim", False)
+    page = report.write(
+        study,
+        outcomes,
+        out,
+        command=command,
+        version=__version__,
+        tables=not slim,
+        plot_src=(lambda n: f"{gallery.THUMBS}/{n}.png") if slim else None,
     )
-    page = report.write(study, outcomes, out, command=command, version=__version__)
-    print(
-        f"report: {page} ({len(outcomes)} experiment(s), {time.perf_counter() - t0:.1f} s; "
-        "tables as CSV and Parquet beside it"
-        + (f"; every run in {store}/runs, see fairlab results {store})" if store else ")"),
-        file=sys.stderr,
-    )
+    gallery.save_study(study, outcomes, out, command)
+    notes = [f"{len(outcomes)} experiment(s), {time.perf_counter() - t0:.1f} s"]
+    if not slim:
+        notes.append("tables as CSV and Parquet beside it")
+    if store:
+        notes.append(f"every run in {store}/runs, see fairlab results {store}")
+    print(f"report: {page} ({'; '.join(notes)})", file=sys.stderr)
+    return outcomes
+
+
+def _reproduce_all(args: argparse.Namespace) -> int:
+    """`fairlab reproduce all`: every study into OUT/<study>/, then the
+    gallery OUT/index.html over them."""
+    from .. import __version__, gallery, studies
+
+    if args.experiment:
+        raise UsageError("--experiment: not with all (every experiment of every study runs)")
+    if args.format == "csv":
+        raise UsageError("--format csv prints one table: not with all")
+    out = Path(args.out or "fairlab-gallery")
+    check_out_dir(str(out), "--out")
+    if args.slim and (args.store or not args.no_store):
+        raise UsageError("--slim: keeps no run; give --no-store with it")
+    _check_backend(args)
+    for name in studies.names():
+        study = studies.get(name)
+        d = out / name
+        store = None if args.no_store else (args.store or str(d))
+        if args.store:
+            check_out_dir(args.store, "--store")
+        _run_study(study, study.names, args, d, store)
+    page = gallery.write_index(out, version=__version__, command=_command(args))
+    print(f"gallery: {page}", file=sys.stderr)
     return 0
 
 
@@ -153,7 +222,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "report with plots, and the tables as CSV and Parquet, into --out.",
         formatter_class=_StudyHelp,
     )
-    rp.add_argument("study", nargs="?", help="the study to run (see --list): ")
+    rp.add_argument(
+        "study",
+        nargs="?",
+        help="the study to run (see --list), or all: every study and a gallery page over "
+        "them (OUT/index.html); one of: all, ",
+    )
     rp.add_argument(
         "--list", action="store_true", help="list the studies and their experiments, then exit"
     )
@@ -221,5 +295,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="with --backend ns2|all: keep the ns-2 results in the package's store "
         "(fairlab/studies/ns2_results), for reports on machines without ns-2",
+    )
+    rp.add_argument(
+        "--slim",
+        action="store_true",
+        help="with all and --no-store: each report without its tables and with its plots as "
+        "the gallery's small thumbnails (the copy docs/gallery keeps)",
     )
     rp.set_defaults(func=cmd_reproduce, command_line=None)

@@ -24,6 +24,17 @@ def cmd_results(args: argparse.Namespace) -> int:
         check_out_file(opt, "--export")
     if args.rerun and not args.verify:
         raise UsageError("--rerun: only with --verify (it runs the damaged runs again)")
+    if args.sql is not None:
+        clash = [o for o, v in (("--where", args.where), ("--table", args.table)) if v]
+        clash += ["--verify"] if args.verify else []
+        if clash:
+            raise UsageError(
+                f"--sql: not with {', '.join(clash)} (the query selects and filters: "
+                "WHERE, JOIN runs)"
+            )
+        from .sql import cmd_sql
+
+        return cmd_sql(root, args.sql, export=args.export, fmt=args.format)
     if args.verify:
         return _verify(root, rerun=args.rerun)
     st = Store(root, create=False)
@@ -136,7 +147,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="keep rows whose column equals VALUE (repeatable: all must hold)",
     )
     rs.add_argument(
-        "--export", metavar="FILE", help="write the rows (every column) to FILE.csv or .parquet"
+        "--sql",
+        metavar="QUERY",
+        help="answer a DuckDB SQL query over the store: view runs (a row per run: key, labels, "
+        "summary) and one view per table (flows, rounds, ports, ...) across every run, each "
+        "row with its run's key, labels and seed; e.g. \"SELECT buffer, avg(goodput_bps) FROM "
+        'flows GROUP BY buffer"',
+    )
+    rs.add_argument(
+        "--export",
+        metavar="FILE",
+        help="write the rows (every column), or with --sql the answer, to FILE.csv or .parquet",
     )
     rs.add_argument(
         "--table",
