@@ -95,7 +95,7 @@ def _run_study(
     report (and the gallery's counts and thumbnails) into ``out``."""
     import time
 
-    from .. import __version__, backends, gallery, report
+    from .. import __version__, gallery, report
 
     outcomes = []
     t0 = time.perf_counter()
