@@ -346,6 +346,8 @@ def real_config(
         "drain_s": DRAIN_S,
         "pacing": pacing,
         "cpu": cpu,
+        # As in the namespaces (and as calibrated): SCHED_FIFO where allowed.
+        "rt_priority": RT_PRIORITY if rt_allowed() else None,
         "deadline_s": deadline_s,
         "trace": False,
     }
