@@ -518,8 +518,79 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
         drop_trace,
         warnings,
     };
-    radon::lower(sc, &mut plan)?;
+    lower_radon(sc, &mut plan)?;
     Ok(plan)
+}
+
+/// The plan's Radon streams in place of their udp placeholders
+/// (`netns/radon.rs`), from what the plan routes and shapes.
+fn lower_radon(sc: &Scenario, plan: &mut Plan) -> Result<(), ScenarioError> {
+    let udp = plan
+        .workloads
+        .iter()
+        .enumerate()
+        .filter_map(|(slot, w)| match w {
+            PlanWorkload::Udp {
+                workload, flow_id, ..
+            } => {
+                let f = &plan.flows[*flow_id as usize];
+                let (src, dst) = (f.src_addr.clone(), f.dst_addr.clone());
+                Some((slot, *workload as usize, *flow_id, src, dst))
+            }
+            _ => None,
+        })
+        .collect();
+    let (links, routes) = (&plan.links, &plan.routes);
+    let path =
+        |src: &str, dst: &str, dst_addr: &str| route_ports(links, routes, src, dst, dst_addr);
+    let view = radon::PlanView {
+        udp,
+        path: &path,
+        port_rate_bps: plan.ports.iter().map(|p| p.shaper.rate_bps).collect(),
+        port_name: plan
+            .ports
+            .iter()
+            .map(|p| format!("{}:{}", p.node, p.peer))
+            .collect(),
+    };
+    let mut warnings = Vec::new();
+    let lowered = radon::lower(sc, &view, &mut warnings)?;
+    plan.warnings.append(&mut warnings);
+    for (slot, r) in lowered {
+        plan.workloads[slot] = PlanWorkload::Radon(r);
+    }
+    Ok(())
+}
+
+/// The output ports (indices in the plan's ports: every link end, `a` then
+/// `b`, in link order) from host `src` to host `dst` at `dst_addr`: the
+/// host's own, then at each switch its route's first next hop (with
+/// equal-cost paths of equal rates the capacity is the same).
+fn route_ports(
+    links: &[PlanLink],
+    routes: &[PlanRoute],
+    src: &str,
+    dst: &str,
+    dst_addr: &str,
+) -> Option<Vec<usize>> {
+    let want = format!("{dst_addr}/32");
+    let mut node = src.to_string();
+    let mut out = Vec::new();
+    while node != dst {
+        let r = routes.iter().find(|r| r.node == node && r.dst == want)?;
+        let &link = r.links.first()?;
+        let l = &links[link as usize];
+        out.push(2 * link as usize + usize::from(l.a != node));
+        node = if l.a == node {
+            l.b.clone()
+        } else {
+            l.a.clone()
+        };
+        if out.len() > links.len() {
+            return None;
+        }
+    }
+    Some(out)
 }
 
 /// Every host (with its address) and switch.

@@ -17,7 +17,6 @@
 //! namespaces share one clock (`skew_ppm`), and the agent draws its own
 //! window dispatch offsets.
 
-use super::{err, secs, Plan, PlanLink, PlanPort, PlanRoute};
 use crate::spec::lower::radon::{configs, plan as stream_plan};
 use crate::spec::radon::{RadonResponse, StampPoint};
 use crate::spec::workloads::{Transport, UdpSpec, WorkloadSpec};
@@ -25,7 +24,6 @@ use crate::spec::{Scenario, ScenarioError};
 use crate::units::Time;
 use fairlab_radon_core as core;
 use serde::Serialize;
-use std::collections::HashMap;
 
 /// The UDP port (and TCP control port) of every host's Radon receiver.
 pub const RADON_PORT: u32 = 19000;
@@ -58,75 +56,57 @@ pub struct PlanRadon {
     pub receiver: core::ReceiverConfig,
 }
 
-/// The index of `node`'s port on `link` in the plan's ports (every link
-/// end, `a` then `b`, in link order).
-fn port_index(links: &[PlanLink], link: u32, node: &str) -> usize {
-    2 * link as usize + usize::from(links[link as usize].a != node)
+/// The output ports from a host to a host (at its address), by index.
+pub(super) type PathOf<'a> = &'a dyn Fn(&str, &str, &str) -> Option<Vec<usize>>;
+
+/// What the lowering needs of the namespace plan (it imports none of the
+/// plan's types: the plan holds its streams).
+pub(super) struct PlanView<'a> {
+    /// Every udp workload of the plan: (its slot among the plan's
+    /// workloads, its workload index, its flow id, source and destination
+    /// addresses).
+    pub udp: Vec<(usize, usize, u32, String, String)>,
+    pub path: PathOf<'a>,
+    /// Each port's rate (its shaper's) and name (`node:peer`).
+    pub port_rate_bps: Vec<u64>,
+    pub port_name: Vec<String>,
 }
 
-/// The output ports from `src` to `dst_addr`: the host's own, then at
-/// each switch its route's next hop (the first of a multipath route's:
-/// with equal-cost paths of equal rates the capacity is the same).
-fn path(
-    links: &[PlanLink],
-    routes: &[PlanRoute],
-    src: &str,
-    dst: &str,
-    dst_addr: &str,
-) -> Option<Vec<usize>> {
-    let route_of: HashMap<(&str, &str), &PlanRoute> = routes
-        .iter()
-        .map(|r| ((r.node.as_str(), r.dst.as_str()), r))
-        .collect();
-    let want = format!("{dst_addr}/32");
-    let mut node = src.to_string();
-    let mut out = Vec::new();
-    while node != dst {
-        let r = route_of.get(&(node.as_str(), want.as_str()))?;
-        let &link = r.links.first()?;
-        out.push(port_index(links, link, &node));
-        let l = &links[link as usize];
-        node = if l.a == node {
-            l.b.clone()
-        } else {
-            l.a.clone()
-        };
-        if out.len() > links.len() {
-            return None;
-        }
-    }
-    Some(out)
+fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
+    ScenarioError::new(path, msg)
+}
+
+fn secs(t: Time) -> f64 {
+    t.as_secs_f64()
 }
 
 /// Lowers the Radon streams of `sc` in place of their udp placeholders in
 /// `plan.workloads` (whose flows are already named), warning what the
 /// namespaces do differently.
-pub(super) fn lower(sc: &Scenario, plan: &mut Plan) -> Result<(), ScenarioError> {
+pub(super) fn lower(
+    sc: &Scenario,
+    view: &PlanView,
+    warnings: &mut Vec<String>,
+) -> Result<Vec<(usize, PlanRadon)>, ScenarioError> {
     let framing = sc.link.framing().get();
     let mut streams: Vec<(Time, usize, usize)> = Vec::new();
-    for (slot, w) in plan.workloads.iter().enumerate() {
-        let super::PlanWorkload::Udp { workload, .. } = w else {
-            continue;
-        };
-        let wi = *workload as usize;
+    for (k, &(_, wi, ..)) in view.udp.iter().enumerate() {
         if sc.workloads[wi].transport() == Transport::Radon {
-            streams.push((sc.workloads[wi].start(), wi, slot));
+            streams.push((sc.workloads[wi].start(), wi, k));
         }
     }
     streams.sort();
     let mut asks = Vec::new();
     let mut lowered = Vec::new();
-    for &(start, wi, slot) in &streams {
+    for &(start, wi, k) in &streams {
         let WorkloadSpec::Udp(u) = &sc.workloads[wi] else {
             continue;
         };
         let s = sc.radon.overridden_by(u.radon.as_ref()).settings();
-        warn_settings(wi, u, &s, &mut plan.warnings);
-        let super::PlanWorkload::Udp { flow_id, .. } = plan.workloads[slot] else {
-            continue;
-        };
-        let f = &plan.flows[flow_id as usize];
-        let ports = path(&plan.links, &plan.routes, &u.src, &u.dst, &f.dst_addr).ok_or_else(
+        warn_settings(wi, u, &s, warnings);
+        let (slot, _, flow_id, src_addr, dst_addr) = &view.udp[k];
+        let (slot, flow_id) = (*slot, *flow_id);
+        let ports = (view.path)(&u.src, &u.dst, dst_addr).ok_or_else(
             || {
                 err(
                     format!("workload[{wi}].dst"),
@@ -136,7 +116,7 @@ pub(super) fn lower(sc: &Scenario, plan: &mut Plan) -> Result<(), ScenarioError>
         )?;
         let capacity = ports
             .iter()
-            .map(|&p| plan.ports[p].shaper.rate_bps)
+            .map(|&p| view.port_rate_bps[p])
             .min()
             .unwrap_or(0);
         if capacity == 0 {
@@ -157,8 +137,8 @@ pub(super) fn lower(sc: &Scenario, plan: &mut Plan) -> Result<(), ScenarioError>
                 flow_id,
                 src: u.src.clone(),
                 dst: u.dst.clone(),
-                src_addr: f.src_addr.clone(),
-                dst_addr: f.dst_addr.clone(),
+                src_addr: src_addr.clone(),
+                dst_addr: dst_addr.clone(),
                 port: RADON_PORT,
                 start_s: secs(start),
                 payload_bytes: u.size().get() - 28,
@@ -168,29 +148,22 @@ pub(super) fn lower(sc: &Scenario, plan: &mut Plan) -> Result<(), ScenarioError>
                 wire_bytes: p.wire_bytes,
                 utilization: p.utilization,
                 period_s: secs(p.period),
-                path: ports.iter().map(|&i| port_name(&plan.ports[i])).collect(),
+                path: ports.iter().map(|&i| view.port_name[i].clone()).collect(),
                 refused_at: None,
                 sender,
                 receiver,
             },
         ));
     }
-    admit(sc, &plan.ports, &asks, &mut lowered);
-    for (slot, r) in lowered {
-        plan.workloads[slot] = super::PlanWorkload::Radon(r);
-    }
-    Ok(())
-}
-
-fn port_name(p: &PlanPort) -> String {
-    format!("{}:{}", p.node, p.peer)
+    admit(sc, &view.port_name, &asks, &mut lowered);
+    Ok(lowered)
 }
 
 /// Admission control over the streams that ask for it, in start order,
 /// as the simulator's lowering runs it.
 fn admit(
     sc: &Scenario,
-    ports: &[PlanPort],
+    port_name: &[String],
     asks: &[(usize, Vec<usize>, f64)],
     lowered: &mut [(usize, PlanRadon)],
 ) {
@@ -201,15 +174,12 @@ fn admit(
             utilization: *u,
         })
         .collect();
-    let verdicts = core::admit(&wanted, ports.len(), sc.radon.settings().reserve);
+    let verdicts = core::admit(&wanted, port_name.len(), sc.radon.settings().reserve);
     for ((k, _, _), v) in asks.iter().zip(verdicts) {
         if let Err(r) = v {
             lowered[*k].1.refused_at = Some(format!(
                 "{} (admitted {:.4} + asked {:.4} > {:.4})",
-                port_name(&ports[r.port]),
-                r.admitted_u,
-                r.asked_u,
-                r.limit_u
+                port_name[r.port], r.admitted_u, r.asked_u, r.limit_u
             ));
         }
     }
