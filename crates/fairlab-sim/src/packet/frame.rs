@@ -338,7 +338,10 @@ mod tests {
         p.sack = [(100, 200), (300, 400), (500, 600)];
         let mut b = [0u8; MAX_FRAME_HEADER];
         let (n, _) = write_headers(&p, &flow(), 3, 4, &mut b);
-        assert_eq!(n, MAX_FRAME_HEADER, "timestamps and three blocks fill 40 bytes");
+        assert_eq!(
+            n, MAX_FRAME_HEADER,
+            "timestamps and three blocks fill 40 bytes"
+        );
         assert_eq!(b[15] & 3, 0b11, "CE");
         assert_eq!(b[34 + 13], 0x50, "ACK and ECE");
         let sack = &b[34 + 32..];

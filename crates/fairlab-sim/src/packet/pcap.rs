@@ -80,6 +80,11 @@ fn records(file: &[u8]) -> impl Iterator<Item = (u64, &[u8])> {
     })
 }
 
+/// The times (ns) of a file's records.
+pub fn records_ns(file: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    records(file).map(|(ns, _)| ns)
+}
+
 /// Two files written by [`PcapBuf`], each in time order, as one in time
 /// order (ties: `a`'s first), keeping only packets seen before `before`;
 /// gives it and how many packets it holds.
@@ -119,7 +124,10 @@ mod tests {
         assert_eq!(u32::from_le_bytes(b[20..24].try_into().unwrap()), 1);
         let rec = &b[24..];
         assert_eq!(u32::from_le_bytes(rec[0..4].try_into().unwrap()), 1);
-        assert_eq!(u32::from_le_bytes(rec[4..8].try_into().unwrap()), 500_000_123);
+        assert_eq!(
+            u32::from_le_bytes(rec[4..8].try_into().unwrap()),
+            500_000_123
+        );
         assert_eq!(u32::from_le_bytes(rec[8..12].try_into().unwrap()), 3);
         assert_eq!(u32::from_le_bytes(rec[12..16].try_into().unwrap()), 60);
         assert_eq!(&rec[16..], &[1, 2, 3]);

@@ -1,0 +1,66 @@
+//! `[metrics] pcap` in the namespaces: each point's interfaces, where a
+//! packet socket in that node's namespace captures (emu/pcap.py). A port
+//! is its interface's outgoing packets, as tcpdump there sees them after
+//! the qdisc; a host is its interfaces both ways.
+
+use super::PlanPort;
+use crate::spec::metrics::{DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_MAX_PACKETS};
+use crate::spec::Scenario;
+use serde::Serialize;
+
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PlanPcap {
+    /// The point as the scenario names it (`"node:peer"` or a host).
+    pub name: String,
+    /// The node whose namespace holds the interfaces.
+    pub node: String,
+    /// The interfaces, as (link, end).
+    pub ifaces: Vec<(u32, String)>,
+    /// Outgoing packets only (a port), or both directions (a host).
+    pub outgoing_only: bool,
+    pub max_packets: u64,
+    pub max_bytes: u64,
+}
+
+/// The capture plan of each point (names checked by the spec).
+pub fn plan(sc: &Scenario, ports: &[PlanPort]) -> Vec<PlanPcap> {
+    let m = &sc.metrics;
+    let max_packets = m.pcap_max_packets.unwrap_or(DEFAULT_PCAP_MAX_PACKETS);
+    let max_bytes = m.pcap_max_bytes.map_or(DEFAULT_PCAP_MAX_BYTES, |b| b.get());
+    let Some(points) = &m.pcap else {
+        return Vec::new();
+    };
+    points
+        .iter()
+        .map(|name| {
+            let (node, outgoing_only, ifaces) = match name.split_once(':') {
+                Some((node, peer)) => (
+                    node,
+                    true,
+                    ports
+                        .iter()
+                        .filter(|p| p.node == node && p.peer == peer)
+                        .map(|p| (p.link, p.end.clone()))
+                        .collect(),
+                ),
+                None => (
+                    name.as_str(),
+                    false,
+                    ports
+                        .iter()
+                        .filter(|p| p.node == *name)
+                        .map(|p| (p.link, p.end.clone()))
+                        .collect(),
+                ),
+            };
+            PlanPcap {
+                name: name.clone(),
+                node: node.to_string(),
+                ifaces,
+                outgoing_only,
+                max_packets,
+                max_bytes,
+            }
+        })
+        .collect()
+}
