@@ -340,7 +340,7 @@ dst = "b"
     fn bad_points_and_caps_are_refused_in_one_line_by_field_path() {
         let base = |m: &str| {
             format!(
-                "[topology]\nkind = \"star\"\nhosts = [\"a\", \"b\"]\nrate = \"1Gbps\"\ndelay = \"10us\"\n\
+                "duration = \"1ms\"\n[topology]\nkind = \"star\"\nhosts = [\"a\", \"b\"]\nrate = \"1Gbps\"\ndelay = \"10us\"\n\
                  [[workload]]\nkind = \"bulk\"\nsrc = \"a\"\ndst = \"b\"\n[metrics]\n{m}"
             )
         };
