@@ -17,6 +17,7 @@ from typing import Any
 from .. import _core
 from ..result import Result, Tables
 from . import machine as mach
+from . import pcap as emu_pcap
 from . import radon as emu_radon
 from . import tables as tb
 from .apply import Names, apply
@@ -429,6 +430,7 @@ def emulate(
         radon_run = RadonRun(names, deadline_s) if emu_radon.streams(plan) else None
         if radon_run:
             radon_run.start()
+        pcap = emu_pcap.start(names)
         try:
             reports, qrows, t0, captured = run_agents(
                 names, seed, deadline_s, plan["queue_sample_s"]
@@ -436,6 +438,7 @@ def emulate(
         finally:
             if radon_run:
                 radon_run.join()
+            pcap_files, pcap_counts = emu_pcap.stop(pcap)
         radon_out = radon_run.result() if radon_run else None
         busy1, total1 = mach.cpu_times()
         stats, per_queue = port_stats(names)
@@ -495,9 +498,10 @@ def emulate(
         summary["drop_trace_rows_left_out"] = left_out
         # Packets the capture's sockets missed: each may be a false drop.
         summary["capture_drops"] = captured["capture_drops"]
+    summary.update(pcap_counts)
     sc = json.loads(_core.validate_json(text))
     summary["digest"] = _digest(tables)
-    return Result(summary=summary, tables=Tables(tables), scenario=sc)
+    return Result(summary=summary, tables=Tables(tables), scenario=sc, pcap=pcap_files)
 
 
 def _summary(plan, facts, seed, reports, flows, rounds, ports, run_end) -> dict[str, Any]:
