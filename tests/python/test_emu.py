@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -460,3 +461,35 @@ def test_compare_prints_both_backends_per_metric_with_the_kernels_spread(tmp_pat
 
     runs = pd.read_csv(tmp_path / "c" / "runs.csv")
     assert sorted(runs["backend"]) == ["emu", "emu", "sim", "sim"]
+
+
+@needs_netns
+@pytest.mark.skipif(shutil.which("tshark") is None, reason="tshark not installed")
+def test_kernel_captures_open_in_tshark_and_count_the_flows_retransmissions(tmp_path):
+    """[metrics] pcap on the kernel: a file per server (the senders'
+    interfaces), which tshark reads without complaint, and whose
+    retransmissions are the flows table's (tcpi_total_retrans). About 5 s."""
+    from fairlab.emu import emulate
+
+    servers = [f"s{i}" for i in range(1, 9)]
+    text = INCAST.replace("rounds = 6", "rounds = 3").replace(
+        "[metrics]\n", f"[metrics]\npcap = {json.dumps(servers)}\n"
+    )
+    path = tmp_path / "incast.toml"
+    path.write_text(text)
+    res = emulate(fairlab.load_scenario(path), seed=1)
+    assert list(res.pcap) == servers
+    assert res.summary["pcap_socket_drops"] == 0 and res.summary["pcap_packets"] > 0
+    seen = 0
+    for s in servers:
+        f = tmp_path / f"{s}.pcap"
+        f.write_bytes(res.pcap[s])
+        r = subprocess.run(
+            ["tshark", "-n", "-r", str(f), "-Y", "tcp.analysis.retransmission"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.returncode == 0, r.stderr
+        seen += len(r.stdout.splitlines())
+    assert seen == int(res.flows["retransmits"].sum()), (seen, res.flows["retransmits"].tolist())

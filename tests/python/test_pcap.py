@@ -6,6 +6,7 @@ reads of a few thousand packets."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import struct
 import subprocess
@@ -16,9 +17,10 @@ import fairlab
 import pytest
 
 EXAMPLE = Path(fairlab.__file__).parent / "examples" / "incast.toml"
-TSHARK = shutil.which("tshark")
+TSHARK, MERGECAP = shutil.which("tshark"), shutil.which("mergecap")
 needs_tshark = pytest.mark.skipif(
-    TSHARK is None, reason="tshark not installed (Debian: apt-get install tshark)"
+    TSHARK is None or MERGECAP is None,
+    reason="tshark or mergecap not installed (Debian: apt-get install tshark)",
 )
 
 
@@ -50,15 +52,42 @@ def records(data: bytes) -> list[tuple[int, int, int]]:
     return out
 
 
-def tshark_count(path: Path, display_filter: str) -> int:
+def expert(path: Path) -> dict[str, int]:
+    """tshark's expert summary of a file (``-z expert``): count by message,
+    and by severity under ``"(severity)"``."""
     r = subprocess.run(
-        [TSHARK, "-n", "-r", str(path), "-Y", display_filter, "-T", "fields", "-e", "frame.number"],
+        [TSHARK, "-n", "-q", "-r", str(path), "-z", "expert"],
         capture_output=True,
         text=True,
         timeout=60,
     )
     assert r.returncode == 0, r.stderr
-    return len(r.stdout.split())
+    out: dict[str, int] = {}
+    for line in r.stdout.splitlines():
+        head = re.match(r"^(Errors|Warns|Notes|Chats) \((\d+)\)$", line)
+        row = re.match(r"^\s+(\d+)\s+\S+\s+\S+\s+(.*)$", line)
+        if head:
+            out[f"({head[1]})"] = int(head[2])
+        elif row:
+            out[row[2].strip()] = out.get(row[2].strip(), 0) + int(row[1])
+    return out
+
+
+def merged(files: dict[str, bytes], tmp_path: Path) -> Path:
+    """The captures as one file, in time order (mergecap, Wireshark's)."""
+    paths = []
+    for name, data in files.items():
+        paths.append(tmp_path / f"{name}.pcap")
+        paths[-1].write_bytes(data)
+    out = tmp_path / "merged.pcap"
+    r = subprocess.run(
+        [MERGECAP, "-F", "nsecpcap", "-w", str(out), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    return out
 
 
 def test_captures_hold_every_packet_in_time_order_and_reach_the_run_directory(tmp_path):
@@ -87,35 +116,66 @@ def test_captures_hold_every_packet_in_time_order_and_reach_the_run_directory(tm
 
 @needs_tshark
 def test_tshark_counts_the_flows_tables_retransmissions_at_the_senders(tmp_path):
-    # Capture at every server (the senders' interfaces, where a
-    # retransmission is seen whether or not the switch drops it again).
+    """At a sender's interface every segment below the highest one sent is a
+    retransmission. tshark calls it one (fast and spurious ones included)
+    unless it follows the highest segment by less than the connection's
+    first RTT: then it calls it out-of-order (its heuristic for segments a
+    network reordered, packet-tcp.c). The two together are the flows
+    table's retransmits."""
     servers = [f"s{i}" for i in range(1, 17)]
     res = run(incast(servers), tmp_path)
     rtx = int(res.flows["retransmits"].sum())
-    assert rtx > 0, "the example retransmits"
-    seen = 0
-    for s in servers:
-        path = tmp_path / f"{s}.pcap"
-        path.write_bytes(res.pcap[s])
-        seen += tshark_count(path, "tcp.analysis.retransmission")
-        # Nothing tshark cannot parse, no checksum or length complaints.
-        assert tshark_count(path, "_ws.malformed || _ws.expert.severity == error") == 0
-    assert seen == rtx, (seen, rtx)
+    assert rtx > 0 and (res.flows["fast_retransmits"] > 0).any(), "the example retransmits"
+    got = expert(merged(res.pcap, tmp_path))
+    seen = got.get("This frame is a (suspected) retransmission", 0)
+    seen += got.get("This frame is a (suspected) out-of-order segment", 0)
+    assert seen == rtx, (got, rtx)
+    assert (
+        got["This frame is a (suspected) fast retransmission"]
+        == res.flows["fast_retransmits"].sum()
+    )
+    # Nothing malformed, no segment acknowledged before it was seen.
+    assert "(Errors)" not in got, got
+    assert "ACKed segment that wasn't captured (common at capture start)" not in got, got
 
 
 @needs_tshark
-def test_tshark_reads_the_handshake_options(tmp_path):
-    path = tmp_path / "s1.pcap"
-    path.write_bytes(run(incast(["s1"], rounds=1), tmp_path).pcap["s1"])
-    r = subprocess.run(
-        [TSHARK, "-n", "-r", str(path), "-Y", "tcp.flags.syn == 1", "-T", "fields"]
-        + [f"-e{f}" for f in ("tcp.options.mss_val", "tcp.options.wscale.shift")]
-        + ["-e", "tcp.options.sack_perm", "-e", "tcp.options.timestamp.tsval"],
-        capture_output=True,
-        text=True,
-        timeout=60,
+def test_tshark_reads_the_options_and_the_ecn_marks(tmp_path):
+    """The DCTCP example (SACK, ECN, the linux profile), 2 rounds: tshark
+    finds the SYNs' options, the window the scale implies, and at the
+    client's switch port as many CE marks as the port made."""
+    text = (Path(fairlab.__file__).parent / "examples" / "dctcp-incast.toml").read_text()
+    text = text.replace("rounds = 20", "rounds = 2") + '\n[metrics]\npcap = ["sw:client", "s1"]\n'
+    res = run(text, tmp_path)
+    port, host = tmp_path / "port.pcap", tmp_path / "s1.pcap"
+    port.write_bytes(res.pcap["sw:client"])
+    host.write_bytes(res.pcap["s1"])
+
+    def fields(path: Path, display_filter: str, *names: str) -> list[list[str]]:
+        r = subprocess.run(
+            [TSHARK, "-n", "-r", str(path), "-Y", display_filter, "-T", "fields"]
+            + [a for n in names for a in ("-e", n)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert r.returncode == 0, r.stderr
+        return [line.split("\t") for line in r.stdout.splitlines()]
+
+    syns = fields(
+        host,
+        "tcp.flags.syn == 1",
+        "tcp.options.mss_val",
+        "tcp.options.wscale.shift",
+        "tcp.options.sack_perm",
+        "tcp.options.timestamp.tsval",
+        "ip.dsfield.ecn",
     )
-    assert r.returncode == 0, r.stderr
-    rows = [line.split("\t") for line in r.stdout.splitlines()]
-    assert len(rows) == 2, rows  # SYN and SYN-ACK
-    assert all(row[0] == "1460" and row[2] for row in rows), rows
+    assert len(syns) == 2, syns  # the SYN and the SYN-ACK
+    assert all(r[0] == "1460" and r[1] != "" and r[2] != "" and r[3] != "" for r in syns), syns
+    ports = res.ports.set_index(["node", "peer"])
+    marks = fields(port, "ip.dsfield.ecn == 3", "frame.number")
+    assert len(marks) == ports.loc[("sw", "client"), "mark_pkts"] > 0
+    # The ACKs back carry ECE, and s1 answers with CWR.
+    assert len(fields(host, "tcp.flags.ece == 1 && tcp.len == 0", "frame.number")) > 0
+    assert len(fields(host, "tcp.flags.cwr == 1 && tcp.len > 0", "frame.number")) > 0

@@ -109,7 +109,10 @@ impl Capture {
             .iter()
             .map(|pt| {
                 let before = pt.cut.min(Time(end.0.saturating_add(1)));
-                let (bytes, packets) = pcap::merge(pt.dirs[0].bytes(), pt.dirs[1].bytes(), before);
+                // Received first at equal times: what a host sends at the
+                // instant a packet arrives is its answer to it.
+                let (sent, received) = (pt.dirs[0].bytes(), pt.dirs[1].bytes());
+                let (bytes, packets) = pcap::merge(received, sent, before);
                 PcapFile {
                     name: pt.name.clone(),
                     bytes,
@@ -244,6 +247,7 @@ impl Simulation {
 
 #[cfg(test)]
 mod tests {
+    use super::RECORD_HEADER;
     use crate::spec::lower::sim::build;
     use crate::spec::Scenario;
 
@@ -308,6 +312,24 @@ dst = "b"
             assert!(*t.last().unwrap() <= sim.end_time().0 / 1000);
         }
         assert!(sim.watch.as_deref().is_some_and(|w| !w.bounds));
+    }
+
+    #[test]
+    fn at_one_instant_a_host_receives_before_it_answers() {
+        let sim = run(r#"pcap = ["b"]"#);
+        let f = &sim.pcap_files()[0].bytes;
+        // The SYN arrives, and b answers with its SYN-ACK at that instant.
+        let first = times_ns(f);
+        assert_eq!(first[0], first[1]);
+        let flags = |i: usize| {
+            let mut at = super::pcap::FILE_HEADER;
+            for _ in 0..i {
+                at += RECORD_HEADER
+                    + u32::from_le_bytes(f[at + 8..at + 12].try_into().unwrap()) as usize;
+            }
+            f[at + RECORD_HEADER + 14 + 20 + 13]
+        };
+        assert_eq!((flags(0), flags(1)), (0x02, 0x12));
     }
 
     #[test]
