@@ -36,6 +36,15 @@ const FILES: &[(&str, &str)] = &[
     ("spec::queues::shaper", include_str!("queues/shaper.rs")),
     ("spec::lower", include_str!("lower/mod.rs")),
     ("spec::lower::netns", include_str!("lower/netns.rs")),
+    (
+        "spec::lower::netns::radon",
+        include_str!("lower/netns/radon.rs"),
+    ),
+    ("spec::lower::radon", include_str!("lower/radon.rs")),
+    (
+        "spec::lower::netns::pcap",
+        include_str!("lower/netns/pcap.rs"),
+    ),
     ("spec::lower::ns2", include_str!("lower/ns2.rs")),
     ("spec::lower::sim", include_str!("lower/sim.rs")),
     ("spec::lower::sim::bulk", include_str!("lower/sim/bulk.rs")),
@@ -63,6 +72,7 @@ const FILES: &[(&str, &str)] = &[
         "spec::lower::sim::nfs_read",
         include_str!("lower/sim/nfs_read.rs"),
     ),
+    ("spec::lower::sim::pcap", include_str!("lower/sim/pcap.rs")),
     (
         "spec::lower::sim::ports",
         include_str!("lower/sim/ports.rs"),

@@ -489,7 +489,11 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
 
     let m = &sc.metrics;
     let drop_trace = drop_trace_plan(sc, &ports, &mut warnings);
-    let pcap = pcap::plan(sc, &ports);
+    let ends: Vec<pcap::PortEnds> = ports
+        .iter()
+        .map(|p| (p.node.as_str(), p.peer.as_str(), p.link, p.end.as_str()))
+        .collect();
+    let pcap = pcap::plan(sc, &ends);
     if m.trace {
         warnings.push(
             "metrics.trace: sampled from TCP_INFO every 1 ms at most, not at every change".into(),

@@ -3,7 +3,6 @@
 //! is its interface's outgoing packets, as tcpdump there sees them after
 //! the qdisc; a host is its interfaces both ways.
 
-use super::PlanPort;
 use crate::spec::metrics::{DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_MAX_PACKETS};
 use crate::spec::Scenario;
 use serde::Serialize;
@@ -22,8 +21,12 @@ pub struct PlanPcap {
     pub max_bytes: u64,
 }
 
-/// The capture plan of each point (names checked by the spec).
-pub fn plan(sc: &Scenario, ports: &[PlanPort]) -> Vec<PlanPcap> {
+/// A port as the plan has it: (node, peer, link, end).
+pub type PortEnds<'a> = (&'a str, &'a str, u32, &'a str);
+
+/// The capture plan of each point (names checked by the spec), from the
+/// plan's ports.
+pub fn plan(sc: &Scenario, ports: &[PortEnds]) -> Vec<PlanPcap> {
     let m = &sc.metrics;
     let max_packets = m.pcap_max_packets.unwrap_or(DEFAULT_PCAP_MAX_PACKETS);
     let max_bytes = m.pcap_max_bytes.map_or(DEFAULT_PCAP_MAX_BYTES, |b| b.get());
@@ -39,8 +42,8 @@ pub fn plan(sc: &Scenario, ports: &[PlanPort]) -> Vec<PlanPcap> {
                     true,
                     ports
                         .iter()
-                        .filter(|p| p.node == node && p.peer == peer)
-                        .map(|p| (p.link, p.end.clone()))
+                        .filter(|p| p.0 == node && p.1 == peer)
+                        .map(|p| (p.2, p.3.to_string()))
                         .collect(),
                 ),
                 None => (
@@ -48,8 +51,8 @@ pub fn plan(sc: &Scenario, ports: &[PlanPort]) -> Vec<PlanPcap> {
                     false,
                     ports
                         .iter()
-                        .filter(|p| p.node == *name)
-                        .map(|p| (p.link, p.end.clone()))
+                        .filter(|p| p.0 == name)
+                        .map(|p| (p.2, p.3.to_string()))
                         .collect(),
                 ),
             };
