@@ -37,11 +37,6 @@ const FILES: &[(&str, &str)] = &[
     ("spec::lower", include_str!("lower/mod.rs")),
     ("spec::lower::netns", include_str!("lower/netns.rs")),
     (
-        "spec::lower::netns::radon",
-        include_str!("lower/netns/radon.rs"),
-    ),
-    ("spec::lower::radon", include_str!("lower/radon.rs")),
-    (
         "spec::lower::netns::pcap",
         include_str!("lower/netns/pcap.rs"),
     ),
