@@ -16,8 +16,9 @@
 //!
 //! The simulator charges 40 header bytes per TCP segment whatever its
 //! options ([`super::TCP_IP_HEADER`]); the frame carries the options a
-//! Linux sender would (timestamps on every segment, SACK blocks), so its
-//! IP total length exceeds the simulated size by the option bytes.
+//! Linux sender would (timestamps on every segment where the flow uses
+//! them, SACK blocks), so its IP total length exceeds the simulated size
+//! by the option bytes.
 
 use super::{flags, FiveTuple, Packet, Protocol, NO_TS};
 
@@ -43,6 +44,10 @@ pub struct FlowFrame {
     pub mss: u16,
     /// Whether its SYN offers SACK (RFC 2018).
     pub sack_ok: bool,
+    /// Whether its segments carry the RFC 7323 timestamps (as Linux's do
+    /// with `tcp_timestamps`, which the namespaces set from
+    /// `tcp.rtt_timestamps`).
+    pub timestamps: bool,
 }
 
 /// The smallest window scale under which `max_window_bytes` fits the
@@ -212,9 +217,10 @@ fn write_tcp(pkt: &Packet, f: &FlowFrame, tcp: &mut [u8]) -> usize {
     len
 }
 
-/// The options a Linux sender writes, padded to 4 bytes: on a SYN the MSS,
-/// SACK-permitted, timestamps and window scale; else the timestamps and
-/// any SACK blocks.
+/// The options a Linux sender writes, in its order and padded to 4
+/// bytes: on a SYN the MSS, SACK-permitted, timestamps and window scale;
+/// else the timestamps and any SACK blocks (timestamps only where the
+/// flow uses them).
 fn write_tcp_options(pkt: &Packet, f: &FlowFrame, syn: bool, o: &mut [u8]) -> usize {
     const NOP: u8 = 1;
     let mut n = 0;
@@ -234,17 +240,22 @@ fn write_tcp_options(pkt: &Packet, f: &FlowFrame, syn: bool, o: &mut [u8]) -> us
     if syn {
         let mss = f.mss.to_be_bytes();
         put(&[2, 4, mss[0], mss[1]]);
-        if f.sack_ok {
-            put(&[4, 2]);
-        } else {
-            put(&[NOP, NOP]);
+        match (f.sack_ok, f.timestamps) {
+            (true, true) => put(&[4, 2]),
+            (false, true) => put(&[NOP, NOP]),
+            (true, false) => put(&[NOP, NOP, 4, 2]),
+            (false, false) => {}
         }
-        put(&ts);
+        if f.timestamps {
+            put(&ts);
+        }
         put(&[NOP, 3, 3, f.wscale]);
         return n;
     }
-    put(&[NOP, NOP]);
-    put(&ts);
+    if f.timestamps {
+        put(&[NOP, NOP]);
+        put(&ts);
+    }
     if pkt.sack_len > 0 {
         put(&[NOP, NOP, 5, 2 + 8 * pkt.sack_len]);
         for (s, e) in pkt.sack_blocks() {
@@ -275,6 +286,7 @@ mod tests {
             wscale: 7,
             mss: 1460,
             sack_ok: true,
+            timestamps: true,
         }
     }
 
@@ -351,6 +363,21 @@ mod tests {
         assert_eq!(window_scale(65536), 1);
         assert_eq!(window_scale(6 << 20), 7);
         assert_eq!(window_scale(u64::MAX), 14);
+    }
+
+    #[test]
+    fn without_timestamps_only_the_syns_options_and_sack_blocks_remain() {
+        let mut f = flow();
+        f.timestamps = false;
+        let mut p = Packet::blank();
+        p.flags = flags::SYN;
+        let mut b = [0u8; MAX_FRAME_HEADER];
+        let (n, _) = write_headers(&p, &f, 3, 4, &mut b);
+        assert_eq!(&b[54..n], &[2, 4, 0x05, 0xb4, 1, 1, 4, 2, 1, 3, 3, 7]);
+        p.flags = flags::ACK;
+        p.payload = 1460;
+        let (n, orig) = write_headers(&p, &f, 3, 4, &mut b);
+        assert_eq!((n, orig), (54, 1514), "a full segment is a 1514-byte frame");
     }
 
     #[test]

@@ -218,17 +218,14 @@ impl Simulation {
             });
             let isn = ts.map(|t| frame::initial_seq(&t));
             for side in 0..2 {
-                let (mss, sack_ok, wscale) = match ep {
+                let (mss, sack_ok, wscale, timestamps) = match ep {
                     Endpoint::Tcp(c) => {
                         let cfg = c.sock[side].config();
                         let wnd = cfg.receive_window.get().min(u64::from(u32::MAX));
-                        (
-                            cfg.mss.min(0xffff) as u16,
-                            cfg.sack,
-                            frame::window_scale(wnd),
-                        )
+                        let mss = cfg.mss.min(0xffff) as u16;
+                        (mss, cfg.sack, frame::window_scale(wnd), cfg.rtt_timestamps)
                     }
-                    _ => (0, false, 0),
+                    _ => (0, false, 0, false),
                 };
                 debug_assert!(ts[side].proto == Protocol::Tcp || mss == 0);
                 out.push(FlowFrame {
@@ -238,6 +235,7 @@ impl Simulation {
                     wscale,
                     mss,
                     sack_ok,
+                    timestamps,
                 });
             }
         }
