@@ -175,10 +175,15 @@ class Result:
                 tables[base] = _parquet_reader(files[n])
             elif ext == "arrow":
                 tables[base] = _ipc_reader(files[n])
+        scenario = json.loads(files["scenario.json"])
+        # The captures, by point: their file names follow from the scenario's.
+        points = (scenario.get("metrics") or {}).get("pcap") or []
+        pcap = {p: files[n] for p, n in pcap_file_names(points).items() if n in files}
         res = cls(
             summary=json.loads(files["summary.json"]),
             tables=Tables(tables),
-            scenario=json.loads(files["scenario.json"]),
+            scenario=scenario,
+            pcap=pcap,
         )
         if all(not n.endswith(".arrow") for n in files):
             res._files = dict(files)
@@ -283,6 +288,8 @@ class Result:
             files[f"{name}.arrow"] = sink.getvalue().to_pybytes()
         files["summary.json"] = (json.dumps(self.summary, indent=2, default=str) + "\n").encode()
         files["scenario.json"] = (json.dumps(self.scenario, indent=2) + "\n").encode()
+        for point, name in pcap_file_names(self.pcap).items():
+            files[name] = self.pcap[point]
         return files
 
     def to_parquet(self, directory: str | Path, labels: Mapping[str, Any] | None = None) -> Path:

@@ -117,6 +117,9 @@ def test_captures_hold_every_packet_in_time_order_and_reach_the_run_directory(tm
     # Listed in run.json like every file; the run reads back.
     listed = json.loads((out / "run.json").read_text())["files"]
     assert listed["pcap-s1.pcap"]["size"] == len(res.pcap["s1"])
+    # Handed between processes as a runner's workers do, the captures stay.
+    moved = fairlab.Result.from_files(res.transfer_files())
+    assert moved.pcap == res.pcap
     back = fairlab.load(out)
     assert back.summary["pcap_packets"] == res.summary["pcap_packets"]
     assert back.flows.equals(res.flows)
