@@ -152,11 +152,13 @@ def test_tshark_counts_the_flows_tables_retransmissions_at_the_senders(tmp_path)
 
 @needs_tshark
 def test_tshark_reads_the_options_and_the_ecn_marks(tmp_path):
-    """The DCTCP example (ECN) with SACK, 2 rounds: tshark
+    """The DCTCP example (ECN) with SACK and timestamps, 2 rounds: tshark
     finds the SYNs' options, the window the scale implies, and at the
     client's switch port as many CE marks as the port made."""
     text = (Path(fairlab.__file__).parent / "examples" / "dctcp-incast.toml").read_text()
-    text = text.replace("rounds = 20", "rounds = 2").replace('"dctcp"', '"dctcp"\nsack = true')
+    text = text.replace("rounds = 20", "rounds = 2").replace(
+        '"dctcp"', '"dctcp"\nsack = true\nrtt_timestamps = true'
+    )
     text += '\n[metrics]\npcap = ["sw:client", "s1"]\n'
     res = run(text, tmp_path)
     port, host = tmp_path / "port.pcap", tmp_path / "s1.pcap"
