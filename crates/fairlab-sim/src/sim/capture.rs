@@ -350,6 +350,29 @@ dst = "b"
     }
 
     #[test]
+    fn the_estimate_holds_the_captures() {
+        let m = r#"pcap = ["a", "sw:b"]"#;
+        let files = run(m).pcap_files();
+        let text = format!(
+            "seed = 3\nduration = \"5ms\"\n[topology]\nkind = \"star\"\nhosts = [\"a\", \"b\"]\n\
+             rate = \"1Gbps\"\ndelay = \"10us\"\n[[workload]]\nkind = \"bulk\"\nsrc = \"a\"\n\
+             dst = \"b\"\n[metrics]\n{m}"
+        );
+        let est = Scenario::from_toml_str(&text)
+            .unwrap()
+            .resolve()
+            .unwrap()
+            .estimate;
+        let term = est
+            .memory
+            .iter()
+            .find(|t| t.path == "metrics.pcap")
+            .unwrap();
+        let held: u64 = files.iter().map(|f| f.bytes.len() as u64).sum();
+        assert!(term.value >= 2 * held, "{} < 2 x {held}", term.value);
+    }
+
+    #[test]
     fn without_pcap_nothing_watches_the_ports() {
         let sim = run("");
         assert!(sim.watch.is_none());
