@@ -427,10 +427,11 @@ def emulate(
         setup_s = time.monotonic() - t_setup
         drops0 = mach.softnet_drops()
         busy0, total0 = mach.cpu_times()
+        # The captures first: if one cannot start, nothing else has.
+        pcap = emu_pcap.start(names)
         radon_run = RadonRun(names, deadline_s) if emu_radon.streams(plan) else None
         if radon_run:
             radon_run.start()
-        pcap = emu_pcap.start(names)
         try:
             reports, qrows, t0, captured = run_agents(
                 names, seed, deadline_s, plan["queue_sample_s"]
