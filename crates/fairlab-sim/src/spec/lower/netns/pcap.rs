@@ -67,3 +67,45 @@ pub fn plan(sc: &Scenario, ports: &[PortEnds]) -> Vec<PlanPcap> {
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::lower::netns::{lower_toml, Machine};
+
+    #[test]
+    fn a_port_is_its_interface_outgoing_and_a_host_its_interface_both_ways() {
+        let text = r#"
+[topology]
+kind = "star"
+hosts = ["client", "s1"]
+rate = "100Mbps"
+delay = "25us"
+[[workload]]
+kind = "incast"
+client = "client"
+sru = "32KiB"
+rounds = 1
+[metrics]
+pcap = ["sw:client", "s1"]
+pcap_max_packets = 10
+"#;
+        let machine = Machine {
+            hz: 250,
+            congestion_controls: vec!["reno".into(), "cubic".into()],
+            qdiscs: ["htb", "tbf", "bfifo", "pfifo"].map(String::from).to_vec(),
+        };
+        let plan = lower_toml(text, &machine).unwrap();
+        let port = |node: &str, peer: &str| {
+            let p = plan.ports.iter().find(|p| p.node == node && p.peer == peer);
+            p.map(|p| (p.link, p.end.clone())).unwrap()
+        };
+        let [a, b] = &plan.pcap[..] else {
+            panic!("{:?}", plan.pcap)
+        };
+        assert_eq!((a.node.as_str(), a.outgoing_only), ("sw", true));
+        assert_eq!(a.ifaces, vec![port("sw", "client")]);
+        assert_eq!((b.node.as_str(), b.outgoing_only), ("s1", false));
+        assert_eq!(b.ifaces, vec![port("s1", "sw")]);
+        assert_eq!((a.max_packets, b.max_bytes), (10, 128 << 20));
+    }
+}
