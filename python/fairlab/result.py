@@ -15,6 +15,7 @@ from .rundir import (
     StoreError,
     manifest,
     one_line,
+    pcap_file_names,
     read_run,
     read_table_bytes,
     run_key,
@@ -139,6 +140,9 @@ class Result:
     scenario: dict[str, Any] = field(repr=False)
     #: The run's files once encoded (see ``files``).
     _files: dict[str, bytes] | None = field(default=None, repr=False, compare=False)
+    #: Packet captures (``[metrics] pcap``): a libpcap file per point, by the
+    #: point's name (``"sw:h0"``, ``"h3"``); empty unless asked.
+    pcap: dict[str, bytes] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
     def from_core(cls, raw: dict[str, Any]) -> Result:
@@ -148,7 +152,12 @@ class Result:
         # arrives negative. Seeds are unsigned 64-bit.
         if isinstance(summary.get("seed"), int):
             summary["seed"] %= 2**64
-        return cls(summary=summary, tables=tables, scenario=json.loads(raw["scenario"]))
+        return cls(
+            summary=summary,
+            tables=tables,
+            scenario=json.loads(raw["scenario"]),
+            pcap=dict(raw.get("pcap", {})),
+        )
 
     @classmethod
     def from_parquet(cls, directory: str | Path) -> Result:
@@ -187,10 +196,15 @@ class Result:
                 tables[base] = _parquet_reader(files[n])
             elif ext == "arrow":
                 tables[base] = _ipc_reader(files[n])
+        scenario = json.loads(files["scenario.json"])
+        # The captures, by point: their file names follow from the scenario's.
+        points = (scenario.get("metrics") or {}).get("pcap") or []
+        pcap = {p: files[n] for p, n in pcap_file_names(points).items() if n in files}
         res = cls(
             summary=json.loads(files["summary.json"]),
             tables=Tables(tables),
-            scenario=json.loads(files["scenario.json"]),
+            scenario=scenario,
+            pcap=pcap,
         )
         if all(not n.endswith(".arrow") for n in files):
             res._files = dict(files)
@@ -264,7 +278,8 @@ class Result:
 
     def files(self) -> dict[str, bytes]:
         """The run's files, as :meth:`to_parquet` writes them: ``<table>.parquet``
-        for every table, ``summary.json`` and ``scenario.json``.
+        for every table, ``summary.json``, ``scenario.json``, and a ``.pcap``
+        per capture point (``rundir.pcap_file_names``).
 
         The same run always gives the same bytes (the store relies on it)."""
         if self._files is None:
@@ -273,6 +288,8 @@ class Result:
                 json.dumps(self.summary, indent=2, default=str) + "\n"
             ).encode()
             files["scenario.json"] = (json.dumps(self.scenario, indent=2) + "\n").encode()
+            for point, name in pcap_file_names(self.pcap).items():
+                files[name] = self.pcap[point]
             self._files = files
         return self._files
 
@@ -292,6 +309,8 @@ class Result:
             files[f"{name}.arrow"] = sink.getvalue().to_pybytes()
         files["summary.json"] = (json.dumps(self.summary, indent=2, default=str) + "\n").encode()
         files["scenario.json"] = (json.dumps(self.scenario, indent=2) + "\n").encode()
+        for point, name in pcap_file_names(self.pcap).items():
+            files[name] = self.pcap[point]
         return files
 
     def to_parquet(self, directory: str | Path, labels: Mapping[str, Any] | None = None) -> Path:

@@ -387,6 +387,22 @@ def manifest(
     return (json.dumps(doc, indent=2) + "\n").encode()
 
 
+def pcap_file_names(points: Mapping[str, Any]) -> dict[str, str]:
+    """The file name of each capture point's libpcap file in a run directory:
+    ``sw:h0`` as ``pcap-sw-h0.pcap``, a host ``h3`` as ``pcap-h3.pcap`` (other
+    characters than letters, digits, ``.``, ``_`` and ``-`` as ``_``; a name
+    two points would share takes the point's index)."""
+    out: dict[str, str] = {}
+    for i, point in enumerate(points):
+        text = point.replace(":", "-", 1)
+        safe = "".join(c if c.isascii() and (c.isalnum() or c in "._-") else "_" for c in text)
+        name = f"pcap-{safe}.pcap"
+        if name in out.values():
+            name = f"pcap-{i}-{safe}.pcap"
+        out[point] = name
+    return out
+
+
 def fsync_path(path: Path, directory: bool = False) -> None:
     fd = os.open(path, os.O_RDONLY | (os.O_DIRECTORY if directory else 0))
     try:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -607,3 +608,49 @@ def test_the_two_machine_commands_write_a_run_that_compare_sets_beside_the_simul
         for ns in made:
             subprocess.run([*ip, "netns", "delete", ns], capture_output=True)
     assert tag not in subprocess.run([*ip, "netns", "list"], capture_output=True, text=True).stdout
+
+
+@needs_netns
+@pytest.mark.skipif(
+    shutil.which("tshark") is None or shutil.which("mergecap") is None,
+    reason="tshark not installed (Debian: apt-get install tshark)",
+)
+def test_kernel_captures_open_in_tshark_and_count_the_flows_retransmissions(tmp_path):
+    """[metrics] pcap on the kernel: a file per server (the senders'
+    interfaces), merged with mergecap, which tshark reads without an error;
+    its retransmissions and out-of-order segments (the rule of
+    test_pcap.py) are the flows table's retransmits (tcpi_total_retrans).
+    About 10 s (the emulation, without the probe)."""
+    from fairlab.emu import emulate
+
+    servers = [f"s{i}" for i in range(1, 9)]
+    text = INCAST.replace("rounds = 6", "rounds = 3").replace(
+        "[metrics]\n", f"[metrics]\npcap = {json.dumps(servers)}\n"
+    )
+    path = tmp_path / "incast.toml"
+    path.write_text(text)
+    res = emulate(fairlab.load_scenario(path), seed=1, probe_first=False)
+    assert list(res.pcap) == servers
+    assert res.summary["pcap_socket_drops"] == 0 and res.summary["pcap_packets"] > 0
+    for s in servers:
+        (tmp_path / f"{s}.pcap").write_bytes(res.pcap[s])
+    merged = tmp_path / "merged.pcap"
+    subprocess.run(
+        ["mergecap", "-F", "nsecpcap", "-w", str(merged)]
+        + [str(tmp_path / f"{s}.pcap") for s in servers],
+        check=True,
+        timeout=60,
+    )
+    r = subprocess.run(
+        ["tshark", "-n", "-q", "-r", str(merged), "-z", "expert"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert r.returncode == 0, r.stderr
+    assert "Errors (" not in r.stdout, r.stdout
+    seen = 0
+    for line in r.stdout.splitlines():
+        if line.endswith(("(suspected) retransmission", "(suspected) out-of-order segment")):
+            seen += int(line.split()[0])
+    assert seen == int(res.flows["retransmits"].sum()), (r.stdout, res.flows["retransmits"])

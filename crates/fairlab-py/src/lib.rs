@@ -14,7 +14,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyBufferError, PyRuntimeError, PyValueError};
 use pyo3::ffi;
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyTuple};
 use std::ffi::c_void;
 use std::io::Write;
 use std::ops::ControlFlow;
@@ -239,6 +239,12 @@ fn to_python(py: Python<'_>, res: RunResult) -> PyResult<PyObject> {
         tables.set_item(name, cols)?;
     }
     out.set_item("tables", tables)?;
+    // The packet captures, by point (`[metrics] pcap`).
+    let pcap = PyDict::new_bound(py);
+    for f in res.pcap {
+        pcap.set_item(f.name, PyBytes::new_bound(py, &f.bytes))?;
+    }
+    out.set_item("pcap", pcap)?;
     Ok(out.into())
 }
 

@@ -149,11 +149,17 @@ fn main() {
     let what = args.get(1).map(String::as_str).unwrap_or("incast");
     let arg = |i: usize, d: f64| -> f64 { args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d) };
     match what {
-        "incast" | "incast-paced" => {
+        "incast" | "incast-paced" | "incast-pcap" => {
             let rounds = arg(2, 4000.0) as u32;
             let reps = arg(3, 1.0) as usize;
-            let paced = what == "incast-paced";
-            let sc = incast_with(rounds, if paced { "pacing = true" } else { "" });
+            // incast-pcap: the client's packets captured, both ways (the
+            // capture's cost per packet, BENCHMARKS.md).
+            let extra = match what {
+                "incast-paced" => "pacing = true",
+                "incast-pcap" => "[metrics]\npcap = [\"client\"]",
+                _ => "",
+            };
+            let sc = incast_with(rounds, extra);
             let (mut secs, mut walls) = (Vec::new(), Vec::new());
             let mut last = None;
             for _ in 0..reps {
@@ -164,6 +170,9 @@ fn main() {
                 last = Some(r);
             }
             let r = last.unwrap();
+            if let Some(n) = r.get("pcap_packets") {
+                println!("captured: {n:?} packets");
+            }
             let hops = r.int("packet_hops") as f64;
             let events = r.int("events") as f64;
             let s = median(secs.clone());
@@ -229,6 +238,9 @@ fn main() {
                 last = Some(r);
             }
             let r = last.unwrap();
+            if let Some(n) = r.get("pcap_packets") {
+                println!("captured: {n:?} packets");
+            }
             let hops = r.int("packet_hops") as f64;
             let events = r.int("events") as f64;
             let s = median(cpu.clone());
@@ -240,6 +252,6 @@ fn main() {
                 r.digest()
             );
         }
-        _ => eprintln!("usage: speed incast [rounds] [repeats] | speed flows <n> [repeats] [warmup_s] [measure_s]"),
+        _ => eprintln!("usage: speed incast|incast-paced|incast-pcap [rounds] [repeats] | speed flows <n> [repeats] [warmup_s] [measure_s]"),
     }
 }

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from .common import (
     MAX_RUNS,
@@ -27,6 +29,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     sc = read_scenario(args.file)
     check_out_dir(args.out, "--out")
+    check_out_dir(args.pcap, "--pcap")
     seeds = seed_list(args.seeds, MAX_RUNS) or [sc.get("seed", 1)]
     ns2 = args.against == "ns2"
     other = "ns2" if ns2 else "kernel"
@@ -34,6 +37,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     def emu(scenario: dict, seed: int):
         return backend.run(scenario, seed, time_limit_s=args.time_limit, warn=warn)
+
+    if args.pcap:
+        simulate, emu = (
+            keep_pcap(args.pcap, sc, "sim", simulate),
+            keep_pcap(args.pcap, sc, other, emu),
+        )
 
     if ns2:
         # Refusals and a missing ns before the first simulated run.
@@ -95,6 +104,28 @@ def _compare_run_dir(args: argparse.Namespace) -> int:
     return 0
 
 
+def keep_pcap(directory: str, sc: dict, backend: str, run: Callable) -> Callable:
+    """``run`` that also writes each run's captures into
+    ``DIRECTORY/<backend>/seed-<seed>/`` (file names as in a run directory)."""
+    from ..rundir import pcap_file_names
+
+    if not (sc.get("metrics") or {}).get("pcap"):
+        raise UsageError(
+            "--pcap: the scenario captures nothing; expected [metrics] pcap = "
+            '["node:peer", "host"] in it'
+        )
+
+    def wrapped(scenario: dict, seed: int) -> Any:
+        res = run(scenario, seed=seed)
+        out = Path(directory) / backend / f"seed-{seed}"
+        out.mkdir(parents=True, exist_ok=True)
+        for point, name in pcap_file_names(res.pcap).items():
+            (out / name).write_bytes(res.pcap[point])
+        return res
+
+    return wrapped
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     cp = sub.add_parser(
         "compare",
@@ -121,4 +152,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         help="table: one row per metric, both backends (default); csv: the same as CSV",
     )
     cp.add_argument("--out", metavar="DIR", help="write compare.csv and runs.csv here")
+    cp.add_argument(
+        "--pcap",
+        metavar="DIR",
+        help="keep both backends' packet captures ([metrics] pcap) in DIR/<backend>/seed-<N>/",
+    )
     cp.set_defaults(func=cmd_compare)

@@ -17,6 +17,7 @@ from typing import Any
 from .. import _core
 from ..result import Result, Tables
 from . import machine as mach
+from . import pcap as emu_pcap
 from . import radon as emu_radon
 from . import tables as tb
 from .apply import Names, apply
@@ -430,6 +431,8 @@ def emulate(
         setup_s = time.monotonic() - t_setup
         drops0 = mach.softnet_drops()
         busy0, total0 = mach.cpu_times()
+        # The captures first: if one cannot start, nothing else has.
+        pcap = emu_pcap.start(names)
         radon_run = RadonRun(names, deadline_s) if emu_radon.streams(plan) else None
         if radon_run:
             radon_run.start()
@@ -440,6 +443,7 @@ def emulate(
         finally:
             if radon_run:
                 radon_run.join()
+            pcap_files, pcap_counts = emu_pcap.stop(pcap)
         radon_out = radon_run.result() if radon_run else None
         busy1, total1 = mach.cpu_times()
         stats, per_queue = port_stats(names)
@@ -504,9 +508,10 @@ def emulate(
         summary["drop_trace_rows_left_out"] = left_out
         # Packets the capture's sockets missed: each may be a false drop.
         summary["capture_drops"] = captured["capture_drops"]
+    summary.update(pcap_counts)
     sc = json.loads(_core.validate_json(text))
     summary["digest"] = _digest(tables)
-    return Result(summary=summary, tables=Tables(tables), scenario=sc)
+    return Result(summary=summary, tables=Tables(tables), scenario=sc, pcap=pcap_files)
 
 
 def _summary(plan, facts, seed, reports, flows, rounds, ports, run_end) -> dict[str, Any]:

@@ -44,6 +44,8 @@ pub type Summary = Vec<(String, Value)>;
 pub struct RunResult {
     pub summary: Summary,
     pub tables: Vec<(String, Table)>,
+    /// The packet captures (`[metrics] pcap`), one libpcap file per point.
+    pub pcap: Vec<crate::sim::capture::PcapFile>,
 }
 
 impl RunResult {
@@ -187,6 +189,22 @@ pub fn collect(sim: &Simulation) -> RunResult {
         }
         col.summary(sim, &mut summary);
     }
+    let pcap = sim.pcap_files();
+    if !pcap.is_empty() {
+        let total = |f: fn(&crate::sim::capture::PcapFile) -> u64| pcap.iter().map(f).sum::<u64>();
+        summary.push((
+            "pcap_packets".into(),
+            Value::Int(total(|f| f.packets) as i64),
+        ));
+        summary.push((
+            "pcap_packets_left_out".into(),
+            Value::Int(total(|f| f.left_out) as i64),
+        ));
+    }
     summary.push(("digest".into(), Value::Str(digest_of(&tables))));
-    RunResult { summary, tables }
+    RunResult {
+        summary,
+        tables,
+        pcap,
+    }
 }

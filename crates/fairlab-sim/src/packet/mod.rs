@@ -12,6 +12,8 @@
 
 mod addr;
 pub mod flow_hash;
+pub mod frame;
+pub mod pcap;
 
 pub use addr::{Addr, FiveTuple, Protocol, EPHEMERAL_PORTS};
 pub use flow_hash::{FlowHasher, Salt};

@@ -32,6 +32,7 @@ use crate::workload::{AppAction, Workload};
 use std::ops::ControlFlow;
 
 mod apps;
+pub mod capture;
 pub mod drops;
 mod endpoints;
 mod flows;
@@ -282,7 +283,11 @@ impl Simulation {
     /// Keeps, per port, the largest backlog and delay (in wire bytes and
     /// time), for checks against their bounds.
     pub fn watch_ports(&mut self) {
-        self.watch = Some(Box::new(PortWatch::new(self.net.ports.len())));
+        let n = self.net.ports.len();
+        // A capture may have made the watch already.
+        self.watch
+            .get_or_insert_with(|| Box::new(PortWatch::new(n)))
+            .bounds = true;
     }
 
     /// Link-layer bytes each packet takes on a wire beyond its IP packet.

@@ -185,13 +185,18 @@ impl Simulation {
         }
     }
 
-    /// The port watch sees packet `id` of `wire` bytes start on port `p`'s
-    /// wire, its last bit leaving at `done`.
+    /// The port watch (and the packet captures) see packet `id` of `wire`
+    /// bytes start on port `p`'s wire, its last bit leaving at `done`.
     #[cold]
     #[inline(never)]
     fn watch_transmitting(&mut self, p: PortId, id: u32, wire: Bytes, done: Time) {
         if let Some(w) = self.watch.as_deref_mut() {
             w.transmitting(p as usize, id, wire.get(), done);
+            if let Some(c) = w.capture.as_deref_mut() {
+                let port = &self.net.ports[p as usize];
+                let (pkt, now) = (self.packets.get(id), self.events.now());
+                c.transmitting(p, (port.node, port.peer), pkt, now, done + port.delay);
+            }
         }
     }
 

@@ -7,7 +7,11 @@
 //! port until its last bit has left, so the backlog includes the packet
 //! being transmitted (which the queue's own byte count no longer holds),
 //! and its delay is its wait plus its own transmission.
+//!
+//! The packet captures (`[metrics] pcap`, [`super::capture`]) ride on the
+//! same watch, so that they too cost nothing when off.
 
+use super::capture::Capture;
 use crate::units::Time;
 
 #[derive(Clone, Debug, Default)]
@@ -21,6 +25,11 @@ pub struct PortWatch {
     /// By port: the longest time a packet spent from its arrival to the
     /// end of its transmission.
     max_delay: Vec<Time>,
+    /// Whether the backlog and delay are kept (a watch made for a capture
+    /// alone keeps neither).
+    pub(super) bounds: bool,
+    /// The packet captures, when asked.
+    pub(super) capture: Option<Box<Capture>>,
 }
 
 impl PortWatch {
@@ -30,6 +39,8 @@ impl PortWatch {
             on_wire: vec![0; ports],
             max_backlog: vec![0; ports],
             max_delay: vec![Time::ZERO; ports],
+            bounds: true,
+            capture: None,
         }
     }
 
@@ -37,6 +48,9 @@ impl PortWatch {
     /// `queued_wire_bytes`; `busy`: the wire still carries a packet.
     #[inline]
     pub fn enqueued(&mut self, p: usize, id: u32, now: Time, queued_wire_bytes: u64, busy: bool) {
+        if !self.bounds {
+            return;
+        }
         let i = id as usize;
         if i >= self.enq_at.len() {
             self.enq_at.resize(i + 1, Time::ZERO);
@@ -52,6 +66,9 @@ impl PortWatch {
     /// last bit leaves at `done`.
     #[inline]
     pub fn transmitting(&mut self, p: usize, id: u32, wire_bytes: u64, done: Time) {
+        if !self.bounds {
+            return;
+        }
         self.on_wire[p] = wire_bytes;
         let delay = done.saturating_sub(self.enq_at[id as usize]);
         if delay > self.max_delay[p] {

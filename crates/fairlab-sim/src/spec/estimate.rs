@@ -417,6 +417,39 @@ fn series(sc: &Scenario, conns: u64, tcp_packets: u64, est: &mut Estimate) {
     }
 }
 
+/// Header bytes a captured packet takes in its file, at most: its record
+/// header and Ethernet, IPv4 and TCP with 40 bytes of options.
+const PCAP_RECORD_BYTES: u64 = 16 + crate::packet::frame::MAX_FRAME_HEADER as u64;
+
+/// `[metrics] pcap`: each point's file, within its caps and at most every
+/// packet (data and ACK) of the run, held twice while its two directions
+/// are merged.
+fn pcap_memory(sc: &Scenario, est: &mut Estimate) {
+    use crate::spec::metrics::{DEFAULT_PCAP_MAX_BYTES, DEFAULT_PCAP_MAX_PACKETS};
+    let m = &sc.metrics;
+    let Some(points) = &m.pcap else {
+        return;
+    };
+    let packets = m
+        .pcap_max_packets
+        .unwrap_or(DEFAULT_PCAP_MAX_PACKETS)
+        .min(est.packets().saturating_mul(2));
+    let cap = m.pcap_max_bytes.map_or(DEFAULT_PCAP_MAX_BYTES, |b| b.get());
+    let per_point = packets.saturating_mul(PCAP_RECORD_BYTES).min(cap);
+    est.memory.push(Term {
+        value: per_point
+            .saturating_mul(2)
+            .saturating_mul(points.len() as u64),
+        path: "metrics.pcap".into(),
+        how: format!(
+            "{} captures of up to {} packets ({} bytes each)",
+            points.len(),
+            approx(packets),
+            approx(per_point)
+        ),
+    });
+}
+
 /// Memory: series rows, routing tables, the graph, NIC queues, shapers,
 /// reordering stamps, connections, the disciplines' state per port, and
 /// the packets queues and wires hold.
@@ -436,6 +469,7 @@ fn memory(sc: &Scenario, r: &Resolved, conns: u64, udp_flows: u64, est: &mut Est
             .map_or("metrics".into(), |t| t.path.clone()),
         how: format!("{} time series rows", approx(rows)),
     });
+    pcap_memory(sc, est);
     let nodes = hosts + switches;
     // Routing: a FIB entry per (switch, host), a route per node, and
     // while routes are computed a hop count per (switch, switch).

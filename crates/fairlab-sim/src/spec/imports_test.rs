@@ -41,6 +41,10 @@ const FILES: &[(&str, &str)] = &[
         include_str!("lower/netns/radon.rs"),
     ),
     ("spec::lower::radon", include_str!("lower/radon.rs")),
+    (
+        "spec::lower::netns::pcap",
+        include_str!("lower/netns/pcap.rs"),
+    ),
     ("spec::lower::ns2", include_str!("lower/ns2.rs")),
     ("spec::lower::sim", include_str!("lower/sim.rs")),
     ("spec::lower::sim::bulk", include_str!("lower/sim/bulk.rs")),
@@ -68,6 +72,7 @@ const FILES: &[(&str, &str)] = &[
         "spec::lower::sim::nfs_read",
         include_str!("lower/sim/nfs_read.rs"),
     ),
+    ("spec::lower::sim::pcap", include_str!("lower/sim/pcap.rs")),
     (
         "spec::lower::sim::ports",
         include_str!("lower/sim/ports.rs"),

@@ -3,7 +3,7 @@
 
 use super::check::check_time;
 use super::error::ScenarioError;
-use crate::units::Time;
+use crate::units::{Bytes, Time};
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Deserialize, Serialize, PartialEq, Default)]
@@ -37,11 +37,33 @@ pub struct MetricsSpec {
     /// the `radon_series` table.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub radon_series: bool,
+    /// Packet captures (libpcap files, headers only), one per point: an
+    /// output port `"node:peer"` (what leaves it, as tcpdump on that
+    /// interface) or a host `"h3"` (its interface, both directions).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap: Option<Vec<String>>,
+    /// At most this many packets per capture (default
+    /// [`DEFAULT_PCAP_MAX_PACKETS`]); the summary's
+    /// `pcap_packets_left_out` counts the rest.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap_max_packets: Option<u64>,
+    /// At most this many bytes per capture file (default
+    /// [`DEFAULT_PCAP_MAX_BYTES`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pcap_max_bytes: Option<Bytes>,
 }
 
 /// A million rows: about 40 MB while the run lasts, a few seconds of a
 /// saturated 10 Gb/s port, a minute of a 1 Gb/s one.
 pub const DEFAULT_DROP_TRACE_MAX_ROWS: u64 = 1_000_000;
+
+/// A million packets per capture: some 80 MB of headers, a second of a
+/// saturated 10 Gb/s port.
+pub const DEFAULT_PCAP_MAX_PACKETS: u64 = 1_000_000;
+/// 128 MiB per capture file.
+pub const DEFAULT_PCAP_MAX_BYTES: u64 = 128 << 20;
+/// The smallest byte cap: the file header and one packet's headers.
+pub const MIN_PCAP_MAX_BYTES: u64 = 24 + 16 + 94;
 
 impl MetricsSpec {
     pub fn validate(&self) -> Result<(), ScenarioError> {
@@ -63,6 +85,107 @@ impl MetricsSpec {
             return Err(ScenarioError::new(
                 "metrics.drop_trace_max_rows",
                 "given without drop_trace; expected drop_trace = \"switch:neighbour\" with it",
+            ));
+        }
+        self.validate_pcap()
+    }
+
+    fn validate_pcap(&self) -> Result<(), ScenarioError> {
+        for (f, given) in [
+            ("metrics.pcap_max_packets", self.pcap_max_packets.is_some()),
+            ("metrics.pcap_max_bytes", self.pcap_max_bytes.is_some()),
+        ] {
+            if given && self.pcap.is_none() {
+                return Err(ScenarioError::new(
+                    f,
+                    "given without pcap; expected pcap = [\"node:peer\", \"host\"] with it",
+                ));
+            }
+        }
+        if self.pcap_max_packets == Some(0) {
+            return Err(ScenarioError::new(
+                "metrics.pcap_max_packets",
+                "0 is not allowed; expected a positive number of packets",
+            ));
+        }
+        if let Some(b) = self.pcap_max_bytes {
+            if b.get() < MIN_PCAP_MAX_BYTES {
+                return Err(ScenarioError::new(
+                    "metrics.pcap_max_bytes",
+                    format!(
+                        "{} bytes is too small; expected at least \"{MIN_PCAP_MAX_BYTES}B\" (the file header and one packet's)",
+                        b.get()
+                    ),
+                ));
+            }
+        }
+        let Some(points) = &self.pcap else {
+            return Ok(());
+        };
+        if points.is_empty() {
+            return Err(ScenarioError::new(
+                "metrics.pcap",
+                "[] captures nothing; expected ports \"node:peer\" or hosts, or no pcap",
+            ));
+        }
+        for (i, p) in points.iter().enumerate() {
+            if points[..i].contains(p) {
+                return Err(ScenarioError::new(
+                    format!("metrics.pcap[{i}]"),
+                    format!("{p:?} is listed twice; expected each point once"),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Each capture point, checked against the topology: a host of
+    /// `hosts`, or a port `"node:peer"` of `nodes` where `linked(node,
+    /// peer)`.
+    pub fn check_pcap(
+        &self,
+        hosts: &[&str],
+        nodes: &[&str],
+        linked: impl Fn(&str, &str) -> bool,
+    ) -> Result<(), ScenarioError> {
+        let Some(points) = &self.pcap else {
+            return Ok(());
+        };
+        for (i, spec) in points.iter().enumerate() {
+            let ok = match spec.split_once(':') {
+                Some((a, b)) => nodes.contains(&a) && linked(a, b),
+                None => hosts.contains(&spec.as_str()),
+            };
+            if ok {
+                continue;
+            }
+            // The allowed points: the named node's ports, or the hosts
+            // and the first ports.
+            let mut allowed: Vec<String> = Vec::new();
+            let named = spec
+                .split_once(':')
+                .map(|(a, _)| a)
+                .filter(|a| nodes.contains(a));
+            if named.is_none() {
+                allowed.extend(hosts.iter().take(4).map(|h| h.to_string()));
+            }
+            'all: for a in named.map_or(nodes.to_vec(), |a| vec![a]) {
+                for b in nodes {
+                    if linked(a, b) {
+                        if allowed.len() >= 8 {
+                            allowed.push("...".to_string());
+                            break 'all;
+                        }
+                        allowed.push(format!("{a}:{b}"));
+                    }
+                }
+            }
+            return Err(ScenarioError::new(
+                format!("metrics.pcap[{i}]"),
+                format!(
+                    "{spec:?} is neither a host nor an output port; expected a host or \"node:peer\", one of {}",
+                    allowed.join(", ")
+                ),
             ));
         }
         Ok(())

@@ -284,6 +284,10 @@ impl Scenario {
             self.metrics.check_drop_trace(switches, &nodes, |a, b| {
                 self.topology.linked(host_index, a, b)
             })?;
+            let host_names: Vec<&str> = hosts.iter().map(|h| h.as_str()).collect();
+            self.metrics.check_pcap(&host_names, &nodes, |a, b| {
+                self.topology.linked(host_index, a, b)
+            })?;
         }
         Ok(())
     }

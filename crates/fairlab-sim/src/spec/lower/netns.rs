@@ -19,7 +19,9 @@ use crate::units::{BitsPerSec, Time};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
+mod pcap;
 mod radon;
+pub use pcap::PlanPcap;
 pub use radon::{PlanRadon, RADON_PORT};
 
 /// What the kernel that will run the plan offers.
@@ -99,6 +101,8 @@ pub struct Plan {
     pub trace_flows: Option<Vec<u32>>,
     /// The port `[metrics] drop_trace` names, and its switch's inputs.
     pub drop_trace: Option<PlanDropTrace>,
+    /// The captures `[metrics] pcap` names.
+    pub pcap: Vec<PlanPcap>,
     pub warnings: Vec<String>,
 }
 
@@ -493,6 +497,11 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
 
     let m = &sc.metrics;
     let drop_trace = drop_trace_plan(sc, &ports, &mut warnings);
+    let ends: Vec<pcap::PortEnds> = ports
+        .iter()
+        .map(|p| (p.node.as_str(), p.peer.as_str(), p.link, p.end.as_str()))
+        .collect();
+    let pcap = pcap::plan(sc, &ends);
     if m.trace {
         warnings.push(
             "metrics.trace: sampled from TCP_INFO every 1 ms at most, not at every change".into(),
@@ -516,6 +525,7 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
         trace: m.trace,
         trace_flows: m.trace_flows.clone(),
         drop_trace,
+        pcap,
         warnings,
     };
     lower_radon(sc, &mut plan)?;

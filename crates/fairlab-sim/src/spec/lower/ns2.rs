@@ -310,6 +310,7 @@ fn check_metrics(sc: &Scenario) -> Result<(), ScenarioError> {
         ("metrics.queue_sample", m.queue_sample.is_some()),
         ("metrics.trace", m.trace),
         ("metrics.drop_trace", m.drop_trace.is_some()),
+        ("metrics.pcap", m.pcap.is_some()),
     ];
     if let Some((f, _)) = refused.iter().find(|(_, set)| *set) {
         return Err(err(

@@ -9,6 +9,7 @@ mod endpoints;
 mod incast;
 mod network;
 mod nfs_read;
+mod pcap;
 mod ports;
 mod queues;
 mod radon;
@@ -94,6 +95,7 @@ pub fn build(sc: &Scenario, seed: Option<u64>) -> Result<Simulation, ScenarioErr
     }
     drop_trace(sc, &mut sim)?;
     sim.index_flows();
+    pcap::install(sc, &mut sim)?;
     // Radon streams need their named paths (capacity, admission).
     radon::install(sc, &mut sim)?;
     if with_stack {

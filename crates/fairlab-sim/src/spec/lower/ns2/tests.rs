@@ -352,6 +352,7 @@ fn what_ns2_cannot_run_is_refused_by_field_path() {
         (q, "[switch]\nforwarding_jitter = \"1us\"\n[queue]\nlimit = \"32pkt\"", "switch.forwarding_jitter: \"1us\" is not supported"),
         (q, "[metrics]\ntrace = true\n[queue]\nlimit = \"32pkt\"", "metrics.trace: not supported by the ns-2 backend yet"),
         (q, "[metrics]\ndrop_trace = \"sw:client\"\n[queue]\nlimit = \"32pkt\"", "metrics.drop_trace: not supported"),
+        (q, "[metrics]\npcap = [\"sw:client\"]\n[queue]\nlimit = \"32pkt\"", "metrics.pcap: not supported"),
         ("profile = \"ns2\"", "profile = \"linux\"", "tcp.profile: \"linux\" is not supported by the ns-2 backend (it runs ns-2's one-way TCP agents, whose defaults are the \"ns2\" profile); expected tcp.profile = \"ns2\""),
         ("cc = \"newreno\"", "cc = \"cubic\"", "tcp.cc: \"cubic\" is not supported by the ns-2 backend"),
         (t, "recover_check = false\nhandshake = true", "tcp.handshake: true is not supported by the ns-2 backend (one-way agents start established"),
