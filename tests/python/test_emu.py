@@ -586,6 +586,7 @@ def test_the_two_machine_commands_write_a_run_that_compare_sets_beside_the_simul
         ):
             subprocess.run([*ip, "-n", ns, "addr", "add", addr, "dev", dev], check=True)
             subprocess.run([*ip, "-n", ns, "link", "set", dev, "up"], check=True)
+            subprocess.run([*ip, "-n", ns, "link", "set", "lo", "up"], check=True)
         py = [sys.executable, "-m", "fairlab", "radon"]
         recv = subprocess.Popen(
             [*ip, "netns", "exec", a, *py, "recv", "--sessions", "1", "--deadline", "30"],
