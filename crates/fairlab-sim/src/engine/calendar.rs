@@ -15,9 +15,10 @@
 //! full key before its first entry pops.
 //!
 //! The width adapts: it is chosen from the spread of the pending entries
-//! when the calendar is laid out, and laid out again (at most once per as
-//! many pops as entries, so O(1) amortized) when a bucket comes out too
-//! full or too much waits beyond the window.
+//! when the calendar is laid out, and laid out again (at most once per
+//! twice as many pops as entries, so O(1) amortized) when a bucket of
+//! entries at different instants comes out too full, or too much waits
+//! beyond the window.
 
 use super::queue::{Entry, Heap};
 
@@ -107,7 +108,7 @@ impl<E: Copy> Calendar<E> {
         if self.held == 0 {
             return false;
         }
-        if self.drained > self.held && self.far.v.len() > self.held / 2 {
+        if self.drained > 2 * self.held && self.far.v.len() > self.held / 2 {
             // Much waits beyond the window: it is too short for the load.
             self.relayout(drain);
             if !drain.is_empty() {
@@ -133,8 +134,14 @@ impl<E: Copy> Calendar<E> {
                 // Keys are unique: an unstable sort is exact.
                 drain.sort_unstable_by_key(|e| e.key);
                 self.pull_far();
-                if drain.len() > CROWDED && self.drained > self.held {
-                    // Too wide: lay out again with the crowded bucket in.
+                // Too wide: lay out again with the crowded bucket in. Not
+                // when its entries are all due at one instant (a symmetric
+                // fabric's links move in lockstep): no width splits those.
+                let spread = drain
+                    .first()
+                    .zip(drain.last())
+                    .map(|(a, b)| a.time() != b.time());
+                if drain.len() > CROWDED && self.drained > 2 * self.held && spread == Some(true) {
                     self.relayout(drain);
                 }
                 return true;
@@ -212,11 +219,12 @@ impl<E: Copy> Calendar<E> {
             .next_power_of_two()
             .max(MIN_BUCKETS);
         self.mask = buckets - 1;
-        self.slots.iter_mut().for_each(Vec::clear);
-        self.slots.resize_with(buckets as usize, Vec::new);
-        self.slots.truncate(buckets as usize);
-        self.occupied.clear();
-        self.occupied.resize((buckets as usize).div_ceil(64), 0);
+        // The slots are empty (`take_all`, or new): only their number changes.
+        if self.slots.len() != buckets as usize {
+            self.slots.resize_with(buckets as usize, Vec::new);
+            self.occupied.clear();
+            self.occupied.resize((buckets as usize).div_ceil(64), 0);
+        }
         debug_assert!(self.far.v.is_empty());
         self.cur = first >> self.shift;
         for e in entries.drain(..) {
@@ -237,7 +245,7 @@ impl<E: Copy> Calendar<E> {
         if drain.capacity() < all.capacity() {
             // Keep the larger allocation for the drain array.
             std::mem::swap(drain, &mut all);
-            drain.extend(all.drain(..));
+            drain.append(&mut all);
         }
     }
 
