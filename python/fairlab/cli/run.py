@@ -8,11 +8,11 @@ import sys
 
 from .common import UsageError, check_out_dir, read_scenario, seconds, seed, warn
 
-# Packet-hops per second the ETA assumes: the k = 16 fat tree's rate on the
-# CI's machine kind (2-vCPU AMD EPYC, BENCHMARKS.md "Scale", issue 23),
-# the slowest per hop of the measured workloads; small topologies run
-# faster, so the ETA is an upper figure, as the estimate is.
-ETA_PACKET_HOPS_PER_S = 2.0e6
+# Packet-hops per second the ETA assumes: about the k = 16 fat tree's rate
+# on an idle machine of the CI's kind (2-vCPU AMD EPYC: 1.02 M before issue
+# 23, BENCHMARKS.md), the slowest per hop of the measured workloads; small
+# topologies run up to 6 times faster, a shared machine slower.
+ETA_PACKET_HOPS_PER_S = 1.0e6
 # Runs estimated shorter than this start without a word.
 ETA_SHOWN_FROM_S = 2.0
 
