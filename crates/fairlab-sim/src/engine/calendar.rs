@@ -31,7 +31,7 @@ const PER_BUCKET: u64 = 2;
 const SLOT_KEEP: usize = 16;
 /// Bounds of the window, in buckets (powers of two).
 const MIN_BUCKETS: u64 = 64;
-const MAX_BUCKETS: u64 = 1 << 15;
+const MAX_BUCKETS: u64 = 1 << 16;
 
 pub(super) struct Calendar<E> {
     /// Bucket width: 2^shift picoseconds.
@@ -211,6 +211,13 @@ impl<E: Copy> Calendar<E> {
         let spread = quartile.time().0 - first;
         let gap = (spread / (q as u64 + 1)).max(1);
         self.shift = gap.saturating_mul(PER_BUCKET).ilog2().min(48);
+        // Wider buckets rather than a window too short for the spread
+        // (a k = 48 fat tree: 10^5 pending over a few microseconds),
+        // which would send most entries through the far heap.
+        let span = last - first;
+        if span >> self.shift >= MAX_BUCKETS {
+            self.shift = (span / MAX_BUCKETS).ilog2() + 1;
+        }
         // The window covers every entry when it can: what lies beyond
         // waits in the heap, at a heap's cost.
         let buckets = ((last - first) >> self.shift)
