@@ -53,9 +53,14 @@ fn parse(text: &str, toml: bool) -> PyResult<Scenario> {
     r.map_err(scenario_err)
 }
 
-/// A text progress bar on stderr, redrawn at most every whole percent.
+/// A text progress bar on stderr, redrawn at most every whole percent,
+/// with the run's estimated packet-hops and the time left at the rate so
+/// far.
 struct Bar {
     last: i32,
+    started: Instant,
+    /// The estimate's packet-hops (what the run is sized by).
+    est_hops: u64,
 }
 
 impl Bar {
@@ -66,13 +71,20 @@ impl Bar {
         }
         self.last = pct;
         let filled = (pct / 4) as usize;
+        let spent_s = self.started.elapsed().as_secs_f64();
+        let left = if pct > 0 && pct < 100 {
+            format!(", about {:.0} s left", spent_s * (1.0 - f) / f)
+        } else {
+            String::new()
+        };
         let mut err = std::io::stderr().lock();
         let _ = write!(
             err,
-            "\r  simulating [{}{}] {:3}%",
+            "\r  simulating [{}{}] {:3}% of about {:.1e} packet-hops{left}   ",
             "#".repeat(filled),
             " ".repeat(25 - filled),
-            pct
+            pct,
+            self.est_hops as f64,
         );
         if pct >= 100 {
             let _ = writeln!(err);
@@ -92,7 +104,11 @@ fn run(py: Python<'_>, sc: Scenario, seed: Option<u64>, progress: bool) -> PyRes
     let mut raised: Option<PyErr> = None;
     let outcome = py.allow_threads(|| {
         panic::catch_unwind(AssertUnwindSafe(|| {
-            let mut bar = progress.then_some(Bar { last: -1 });
+            let mut bar = progress.then(|| Bar {
+                last: -1,
+                started: Instant::now(),
+                est_hops: sc.resolve().map_or(0, |r| r.estimate.packet_hops()),
+            });
             let mut checked = Instant::now();
             fairlab_sim::run_until_stopped(&sc, seed, &mut |f| {
                 if let Some(bar) = bar.as_mut() {
@@ -300,6 +316,25 @@ fn validate_toml(text: &str) -> PyResult<String> {
     Ok(parse(text, true)?.to_json())
 }
 
+/// What a scenario will cost, before it runs (the description layer's
+/// estimate, docs/scenario.md "Limits"), as JSON; a scenario beyond its
+/// `[limits]` raises ScenarioError naming the limit.
+fn estimate(text: &str, toml: bool) -> PyResult<String> {
+    let sc = parse(text, toml)?;
+    let r = sc.resolve().map_err(scenario_err)?;
+    Ok(r.estimate.to_json())
+}
+
+#[pyfunction]
+fn estimate_json(text: &str) -> PyResult<String> {
+    estimate(text, false)
+}
+
+#[pyfunction]
+fn estimate_toml(text: &str) -> PyResult<String> {
+    estimate(text, true)
+}
+
 /// Checks TOML syntax with a parser that bounds nesting (arrays, inline
 /// tables and dotted keys, 80 levels), so that Python's own TOML parser
 /// never sees a file that would recurse or take quadratic time in it.
@@ -438,5 +473,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lower_netns_json, m)?)?;
     m.add_function(wrap_pyfunction!(lower_ns2_toml, m)?)?;
     m.add_function(wrap_pyfunction!(lower_ns2_json, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_json, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_toml, m)?)?;
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! A thousand or more cases of the scenario fuzzer (examples/fuzz_scenarios) in
 //! the test build: no panic, every refusal one line naming a field, every
-//! accepted case runs to the end under small limits. The full fuzzer, with
+//! accepted case runs to the end under small limits, within its estimate's
+//! stated bound on packet-hops and events. The full fuzzer, with
 //! its time and memory bounds, is `cargo run --release --example
 //! fuzz_scenarios` (docs/scenario.md).
 
@@ -67,15 +68,35 @@ fn fuzzed_scenarios_are_refused_in_one_line_or_run_to_the_end() {
             "case {i} reads back"
         );
         sc.limits = small();
-        if sc.validate().is_err() {
+        let Ok(resolved) = sc.resolve() else {
             refused += 1;
             continue;
-        }
+        };
+        let est = resolved.estimate;
         let run = panic::catch_unwind(AssertUnwindSafe(|| fairlab_sim::run(&sc, None)));
         match run {
             Err(_) => panic!("case {i} panicked while running:\n{}", c.text),
             Ok(Err(e)) => assert!(!e.path.is_empty(), "case {i}: {e}"),
-            Ok(Ok(_)) => ran += 1,
+            Ok(Ok(res)) => {
+                // The estimate's stated bound (spec::limits::BOUND_FACTOR)
+                // holds for every accepted case.
+                let (hops, events) = (res.int("packet_hops"), res.int("events"));
+                assert!(
+                    hops as u64 <= est.packet_hops_bound(),
+                    "case {i}: {hops} packet-hops, bound {} (estimate {}):\n{}",
+                    est.packet_hops_bound(),
+                    est.packet_hops(),
+                    c.text
+                );
+                assert!(
+                    events as u64 <= est.events_bound(),
+                    "case {i}: {events} events, bound {} (estimate {}):\n{}",
+                    est.events_bound(),
+                    est.events(),
+                    c.text
+                );
+                ran += 1;
+            }
         }
     }
     assert!(refused > 300 && ran >= 80, "refused {refused}, ran {ran}");

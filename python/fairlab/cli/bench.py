@@ -34,6 +34,9 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
     import pandas as pd
 
+    if args.scale:
+        return _bench_scale(args)
+
     from .. import simulate
     from ..scenarios import dumbbell
     from ..scenarios import incast as incast_scenario
@@ -85,9 +88,37 @@ def cmd_bench(args: argparse.Namespace) -> int:
     return 0
 
 
+def _bench_scale(args: argparse.Namespace) -> int:
+    """`fairlab bench --scale`: one child process per workload (bench_scale.py)."""
+    import pandas as pd
+
+    from . import bench_scale
+
+    rows = bench_scale.run(args.quick)
+    if args.format == "csv":
+        pd.DataFrame(rows).to_csv(sys.stdout, index=False, float_format="%.6g")
+        return 0
+    print(f"machine: {_machine()}; one run per workload, each in its own process, one core")
+    for r in rows:
+        print(
+            f"{r['workload']}: {r['packet_hops']:.3g} packet-hops in {r['cpu_s']:.2f} CPU s "
+            f"({r['wall_s']:.2f} s wall); {r['packet_hops_per_cpu_s'] / 1e6:.2f} M packet-hops "
+            f"per CPU-second, {r['events_per_hop']:.2f} events per hop, peak "
+            f"{r['peak_rss_bytes'] / 2**20:.0f} MiB, {r['bytes_per_flow']:.0f} bytes per flow"
+        )
+    return 0
+
+
 def add_parser(sub: argparse._SubParsersAction) -> None:
     b = sub.add_parser("bench", help="simulated packets per wall second on reference workloads")
     b.add_argument("--quick", action="store_true", help="smaller workloads")
+    b.add_argument(
+        "--scale",
+        action="store_true",
+        help="fat trees k=4, 8, 16, 48, a leaf-spine and the incast, each in its own process: "
+        "packet-hops per CPU-second, events per hop, peak memory, bytes per flow "
+        "(--quick: shorter, without k=48)",
+    )
     b.add_argument(
         "--repeat", type=int_in(1, 1000), default=3, help="repeats; the median is reported"
     )

@@ -8,12 +8,42 @@ import sys
 
 from .common import UsageError, check_out_dir, read_scenario, seconds, seed, warn
 
+# Packet-hops per second the ETA assumes: about the k = 16 fat tree's rate
+# on an idle machine of the CI's kind (2-vCPU AMD EPYC: 1.02 M before issue
+# 23, BENCHMARKS.md), the slowest per hop of the measured workloads; small
+# topologies run up to 6 times faster, a shared machine slower.
+ETA_PACKET_HOPS_PER_S = 1.0e6
+# Runs estimated shorter than this start without a word.
+ETA_SHOWN_FROM_S = 2.0
+
+
+def show_estimate(sc: dict) -> None:
+    """Prints the simulator's estimate of the run and an ETA on stderr,
+    before a long run starts (an estimate beyond `[limits]` raises the
+    one-line ScenarioError naming the limit)."""
+    import json
+
+    from .. import _as_json, _core
+
+    est = json.loads(_core.estimate_json(_as_json(sc)))
+    eta_s = est["packet_hops"] / ETA_PACKET_HOPS_PER_S
+    if eta_s < ETA_SHOWN_FROM_S:
+        return
+    print(
+        f"fairlab: estimate: about {est['packet_hops']:.2g} packet-hops, "
+        f"{est['events']:.2g} events, {est['memory_bytes'] / 2**20:.0f} MiB; "
+        f"ETA about {eta_s:.0f} s at {ETA_PACKET_HOPS_PER_S / 1e6:.1f} M packet-hops/s",
+        file=sys.stderr,
+    )
+
 
 def cmd_run(args: argparse.Namespace) -> int:
     from .. import backends
 
     sc = read_scenario(args.file)
     check_out_dir(args.out, "--out")
+    if getattr(args, "backend", "sim") == "sim":
+        show_estimate(sc)
     backend = backends.get(getattr(args, "backend", "sim"))
     res = backend.run(
         sc,

@@ -7,8 +7,10 @@
 //! * ran: to completion within the bounds;
 //! * FAILURE: a panic, a message that is not one line or names no field,
 //!   a run past `--timeout`, memory past `--mem-mib`, a run that handled
-//!   ten times the packets, rows or memory its limits estimated, or a
-//!   normalized scenario that does not read back as itself.
+//!   ten times the packets, rows or memory its limits estimated, more
+//!   packet-hops or events than the estimate's stated bound
+//!   (`spec::limits::BOUND_FACTOR`), or a normalized scenario that does not
+//!   read back as itself.
 //!
 //! Usage (CI runs the first; as many cases as you like with the second):
 //!
@@ -262,11 +264,13 @@ fn run_case(c: &gen::Case) -> (String, String) {
             // A run far beyond its estimate is an estimate that lets a
             // scenario within the default limits run for ever or blow up.
             let over = |used: f64, est: u64, slack: f64| used / (est as f64 + slack) > MISS;
+            // Packet-hops and events have a stated bound (`spec::limits`,
+            // BOUND_FACTOR): a run past it is a failure of the estimate.
             let class = if over((segs + udp) as f64, est.packets(), 1000.0)
                 || over(rows as f64, est.series_rows(), 1000.0)
                 || over(peak as f64, est.memory(), (4 << 20) as f64)
-                || over(hops as f64, est.packet_hops(), 1000.0)
-                || over(events as f64, est.events(), 5000.0)
+                || hops as u64 > est.packet_hops_bound()
+                || events as u64 > est.events_bound()
             {
                 "FAILURE-estimate"
             } else {

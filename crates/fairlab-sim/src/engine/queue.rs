@@ -1,8 +1,8 @@
 //! Pending events ordered by (time, insertion sequence), (time, seq) packed
-//! in one `u128`: packet events in short sorted arrays (4-ary heaps when
-//! many), one for events scheduled now and one for those inserted at a
-//! reserved place, and timers in a 4-ary heap of their own; `pop` takes
-//! the earliest of the three.
+//! in one `u128`: packet events in short sorted arrays (calendars of
+//! buckets when many, `calendar.rs`), one for events scheduled now and one
+//! for those inserted at a reserved place, and timers in a 4-ary heap of
+//! their own; `pop` takes the earliest of the three.
 //!
 //! The sequence number makes the order of simultaneous events the order in
 //! which they were scheduled, so a run never depends on heap internals. The
@@ -10,6 +10,7 @@
 //! deadline and ignore stale wake-ups (see `transport::tcp`), which costs one
 //! pop per stale timer instead of htsim's linear-scan cancel.
 
+use super::calendar::Calendar;
 use crate::units::Time;
 
 /// Children per node. A 4-ary heap is half as deep as a binary one and a
@@ -27,39 +28,39 @@ fn key(time: Time, seq: u64) -> u128 {
 }
 
 #[derive(Clone, Copy)]
-struct Entry<E> {
-    key: u128,
+pub(super) struct Entry<E> {
+    pub(super) key: u128,
     event: E,
 }
 
 impl<E> Entry<E> {
     #[inline]
-    fn time(&self) -> Time {
+    pub(super) fn time(&self) -> Time {
         Time((self.key >> 64) as u64)
     }
 }
 
 /// An implicit 4-ary min-heap on `key`: the children of `i` are
 /// `ARITY * i + 1 ..= ARITY * i + ARITY`.
-struct Heap<E> {
-    v: Vec<Entry<E>>,
+pub(super) struct Heap<E> {
+    pub(super) v: Vec<Entry<E>>,
 }
 
 impl<E: Copy> Heap<E> {
-    fn with_capacity(n: usize) -> Self {
+    pub(super) fn with_capacity(n: usize) -> Self {
         Heap {
             v: Vec::with_capacity(n),
         }
     }
 
     #[inline]
-    fn first_key(&self) -> u128 {
+    pub(super) fn first_key(&self) -> u128 {
         // No real key is u128::MAX: sequence numbers never get there.
         self.v.first().map_or(u128::MAX, |e| e.key)
     }
 
     #[inline]
-    fn pop(&mut self) -> Option<Entry<E>> {
+    pub(super) fn pop(&mut self) -> Option<Entry<E>> {
         let top = *self.v.first()?;
         let last = self.v.pop().expect("non-empty");
         if !self.v.is_empty() {
@@ -69,7 +70,7 @@ impl<E: Copy> Heap<E> {
     }
 
     #[inline]
-    fn push(&mut self, e: Entry<E>) {
+    pub(super) fn push(&mut self, e: Entry<E>) {
         let mut i = self.v.len();
         self.v.push(e);
         let h = self.v.as_mut_ptr();
@@ -143,52 +144,51 @@ impl<E: Copy> Heap<E> {
     }
 }
 
-/// The packet events: few at a time (a handful per busy link), nearly all
-/// scheduled after most of those pending. While there are few, they are
+/// The packet events. While few (a handful per busy link on a small
+/// topology), nearly all scheduled after most of those pending, they are
 /// kept sorted, earliest first from `head`: a pop is a step of `head`, a
 /// push a short walk back from the end and a shift of the entries it
-/// passed. Past `TO_HEAP` entries they become a 4-ary heap (a sorted array
-/// already is one), and below `TO_SORTED` sorted again.
+/// passed. Past `TO_CALENDAR` entries (a large topology, thousands of busy
+/// links) they go into a calendar (`calendar.rs`) whose current bucket is
+/// the same sorted array, and below `TO_SORTED` back into the array alone.
+/// Either way `v[head..]` starts with the earliest entry, and is empty only
+/// when nothing is pending.
 struct Near<E> {
-    /// Sorted: the pending entries are `v[head..]`, in key order. Heap:
-    /// `heap.v`; `v` is empty.
+    /// The pending entries due first (sorted: all of them; calendar: the
+    /// current bucket's and any earlier), in key order from `head`.
     v: Vec<Entry<E>>,
     head: usize,
-    heap: Heap<E>,
+    /// The later entries, in calendar mode.
+    cal: Calendar<E>,
     sorted: bool,
+    /// An empty array kept for the next switch to the calendar.
+    spare: Vec<Entry<E>>,
 }
 
 /// Sizes at which `Near` switches representation; apart, so that a size
 /// hovering around one does not switch back and forth.
-const TO_HEAP: usize = 64;
+const TO_CALENDAR: usize = 64;
 const TO_SORTED: usize = 16;
 
 impl<E: Copy> Near<E> {
     fn new() -> Self {
         Near {
-            v: Vec::with_capacity(4 * TO_HEAP),
+            v: Vec::with_capacity(4 * TO_CALENDAR),
             head: 0,
-            heap: Heap::with_capacity(1024),
+            cal: Calendar::new(),
             sorted: true,
+            spare: Vec::with_capacity(4 * TO_CALENDAR),
         }
     }
 
     #[inline]
     fn len(&self) -> usize {
-        if self.sorted {
-            self.v.len() - self.head
-        } else {
-            self.heap.v.len()
-        }
+        self.v.len() - self.head + self.cal.held()
     }
 
     #[inline]
     fn first_key(&self) -> u128 {
-        if self.sorted {
-            self.v.get(self.head).map_or(u128::MAX, |e| e.key)
-        } else {
-            self.heap.first_key()
-        }
+        self.v.get(self.head).map_or(u128::MAX, |e| e.key)
     }
 
     /// The common case inline: sorted, room at the end, and `e` the
@@ -198,7 +198,7 @@ impl<E: Copy> Near<E> {
     fn push(&mut self, e: Entry<E>) {
         if self.sorted
             && self.v.len() < self.v.capacity()
-            && self.v.len() - self.head < TO_HEAP
+            && self.v.len() - self.head < TO_CALENDAR
             && self.v.last().is_none_or(|l| l.key < e.key)
         {
             self.v.push(e);
@@ -210,23 +210,39 @@ impl<E: Copy> Near<E> {
     #[inline(never)]
     fn push_slow(&mut self, e: Entry<E>) {
         if !self.sorted {
-            self.heap.push(e);
+            if self.cal.is_due(&e) {
+                self.insert_sorted(e);
+            } else {
+                self.cal.put(e);
+                if self.head == self.v.len() {
+                    // Nothing was pending: the new entry is the earliest.
+                    self.v.clear();
+                    self.head = 0;
+                    self.cal.load_next(&mut self.v);
+                }
+            }
             return;
         }
-        if self.head >= TO_HEAP {
-            // Reclaim the popped front now and then: a copy of at most
-            // `TO_HEAP` entries every `TO_HEAP` pops.
+        if self.v.len() - self.head >= TO_CALENDAR {
             self.v.drain(..self.head);
             self.head = 0;
-        }
-        if self.v.len() - self.head >= TO_HEAP {
-            self.v.drain(..self.head);
-            self.head = 0;
-            // Sorted in key order, `v` is a heap as it stands.
-            std::mem::swap(&mut self.v, &mut self.heap.v);
+            self.v.push(e);
+            let mut all = std::mem::replace(&mut self.v, std::mem::take(&mut self.spare));
+            self.cal.layout(&mut all, &mut self.v);
+            self.spare = all;
             self.sorted = false;
-            self.heap.push(e);
             return;
+        }
+        self.insert_sorted(e);
+    }
+
+    /// Inserts `e` into the sorted array, walking back from its end.
+    fn insert_sorted(&mut self, e: Entry<E>) {
+        if self.head >= TO_CALENDAR {
+            // Reclaim the popped front now and then: a copy of at most
+            // `TO_CALENDAR` entries every `TO_CALENDAR` pops.
+            self.v.drain(..self.head);
+            self.head = 0;
         }
         let mut i = self.v.len();
         while i > self.head && self.v[i - 1].key > e.key {
@@ -237,33 +253,34 @@ impl<E: Copy> Near<E> {
 
     #[inline]
     fn pop(&mut self) -> Option<Entry<E>> {
-        if self.sorted {
-            let e = *self.v.get(self.head)?;
-            self.head += 1;
-            if self.head == self.v.len() {
-                self.v.clear();
-                self.head = 0;
+        let e = *self.v.get(self.head)?;
+        self.head += 1;
+        if self.head == self.v.len() {
+            self.v.clear();
+            self.head = 0;
+            if !self.sorted {
+                self.next_bucket();
             }
-            return Some(e);
         }
-        let e = self.heap.pop();
-        if self.heap.v.len() < TO_SORTED {
-            std::mem::swap(&mut self.v, &mut self.heap.v);
+        Some(e)
+    }
+
+    /// Calendar mode, the drain array empty: loads the next bucket, or
+    /// goes back to the sorted array when few are left.
+    #[inline(never)]
+    fn next_bucket(&mut self) {
+        if self.cal.held() < TO_SORTED {
+            self.cal.take_all(&mut self.v);
             // Keys are unique: an unstable sort is exact.
             self.v.sort_unstable_by_key(|e| e.key);
-            self.head = 0;
             self.sorted = true;
+            return;
         }
-        e
+        self.cal.load_next(&mut self.v);
     }
 
     fn iter(&self) -> impl Iterator<Item = &Entry<E>> {
-        let live = if self.sorted {
-            &self.v[self.head..]
-        } else {
-            &self.heap.v[..]
-        };
-        live.iter()
+        self.v[self.head..].iter().chain(self.cal.iter())
     }
 }
 
@@ -509,6 +526,59 @@ mod tests {
         want.sort();
         for w in want {
             assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(w));
+        }
+        assert!(q.pop().is_none());
+    }
+
+    /// Thousands pending at once, spread as a large topology's packet
+    /// events are (most within a few microseconds, some far ahead, some
+    /// simultaneous), pushed and popped in turn through the calendar and
+    /// back: always the order of a sorted set of (time, seq).
+    #[test]
+    fn a_calendar_of_many_events_pops_in_exact_order() {
+        use std::collections::BTreeSet;
+        let mut q = EventQueue::new();
+        let mut model = BTreeSet::new();
+        let mut x = 11u64;
+        let mut seq = 0u64;
+        let mut rand = || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        for phase in 0..6u64 {
+            // Load up to a few thousand, then drain to below the switch back.
+            let target = [3000, 200, 5000, 70, 1500, 0][phase as usize];
+            while model.len() < target {
+                let now = q.now().0;
+                let r = rand();
+                let dt = match r % 16 {
+                    0 => 0,                             // now
+                    1 => 1_000_000_000 + r % 1_000_000, // far ahead
+                    2 => 2_200_000,                     // all at one time
+                    _ => 1_000_000 + r % 1_300_000,     // a link's delay
+                };
+                if r % 3 == 0 {
+                    let s = q.reserve_seq();
+                    q.schedule_with_seq(Time(now + dt), s, s);
+                    model.insert((now + dt, s));
+                } else {
+                    q.schedule(Time(now + dt), seq);
+                    model.insert((now + dt, seq));
+                }
+                seq += 1;
+                if r % 5 == 0 {
+                    let want = model.pop_first();
+                    assert_eq!(q.pop().map(|(t, e)| (t.0, e)), want);
+                }
+            }
+            let keep = [2500, 20, 4000, 10, 30, 0][phase as usize];
+            while model.len() > keep {
+                let want = model.pop_first();
+                assert_eq!(q.pop().map(|(t, e)| (t.0, e)), want);
+            }
+            assert_eq!(q.len(), model.len());
         }
         assert!(q.pop().is_none());
     }

@@ -65,17 +65,17 @@ impl Collector for PortInputs {
                 node.push(name(sim, p.node));
                 peer.push(name(sim, p.peer));
                 input.push(input_name(p.node, s.index()));
-                let longest = s.hit.iter().rposition(|&n| n > 0).unwrap_or(0);
-                let longest_own = s.own.iter().rposition(|&n| n > 0).unwrap_or(0);
+                let longest = s.hit().iter().rposition(|&n| n > 0).unwrap_or(0);
+                let longest_own = s.own().iter().rposition(|&n| n > 0).unwrap_or(0);
                 let values = [
                     s.arrival_pkts,
                     s.arrival_bytes,
                     s.drop_pkts,
                     s.drop_bytes,
-                    s.hit.iter().sum(),
-                    s.alone.iter().sum(),
+                    s.hit().iter().sum(),
+                    s.alone().iter().sum(),
                     longest as u64,
-                    s.own.iter().sum(),
+                    s.own().iter().sum(),
                     longest_own as u64,
                 ];
                 for (c, v) in ints.iter_mut().zip(values) {
@@ -129,10 +129,10 @@ impl Collector for DropRuns {
                 .enumerate()
                 .map(|(l, n)| l as u64 * n)
                 .collect();
-            let longest_own = inputs.iter().map(|s| s.own.len()).max().unwrap_or(0);
+            let longest_own = inputs.iter().map(|s| s.own().len()).max().unwrap_or(0);
             let mut all_own = vec![0u64; longest_own];
             for s in &inputs {
-                for (l, n) in s.own.iter().enumerate() {
+                for (l, n) in s.own().iter().enumerate() {
                     all_own[l] += n;
                 }
             }
@@ -155,10 +155,10 @@ impl Collector for DropRuns {
             for s in inputs {
                 rows(
                     input_name(p.node, s.index()),
-                    &s.hit,
-                    &s.alone,
-                    &s.hit_drops,
-                    &s.own,
+                    s.hit(),
+                    s.alone(),
+                    s.hit_drops(),
+                    s.own(),
                 );
             }
         }

@@ -44,31 +44,41 @@ pub const INPUT_MASK: u64 = (1 << INPUT_BITS) - 1;
 /// The input of a host's own packets (its NIC's queue is not counted).
 pub const HOST_INPUT: u32 = INPUT_MASK as u32;
 
-/// One input port of one output port.
+/// One input port of one output port: what an arrival updates, small
+/// (56 bytes) so that the inputs a port searches share few cache lines;
+/// the histograms, written only when a run ends, apart behind a box.
 #[derive(Clone, Debug, Default)]
 pub struct InputStats {
     /// The input's index among the ports entering the switch.
     index: u32,
+    /// This input's own open run: its drops since its last admission.
+    own_run: u32,
+    /// Drops of this input's packets in the port's open run.
+    in_run: u32,
     pub arrival_pkts: u64,
     pub arrival_bytes: u64,
     pub drop_pkts: u64,
     pub drop_bytes: u64,
-    /// Drops of this input's packets in the port's open run.
-    in_run: u32,
-    /// This input's own open run: its drops since its last admission.
-    own_run: u32,
-    /// By length: this input's own runs (drops of its packets at the port
-    /// with no admission of its packets in between).
-    pub own: Vec<u64>,
-    /// By run length: port runs that hit this input; those that hit only
-    /// this input; this input's drops in them.
-    pub hit: Vec<u64>,
-    pub alone: Vec<u64>,
-    pub hit_drops: Vec<u64>,
+    hist: Box<InputHist>,
 }
 
-/// One output port.
+/// An input's histograms, by run length.
 #[derive(Clone, Debug, Default)]
+struct InputHist {
+    /// This input's own runs (drops of its packets at the port with no
+    /// admission of its packets in between).
+    own: Vec<u64>,
+    /// Port runs that hit this input; those that hit only this input;
+    /// this input's drops in them.
+    hit: Vec<u64>,
+    alone: Vec<u64>,
+    hit_drops: Vec<u64>,
+}
+
+/// One output port. In C order, what every arrival reads first (the
+/// inputs, their index, the open run), in the first cache line.
+#[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct PortTally {
     pub inputs: Vec<InputStats>,
     /// By input index: slot + 1 (0: not seen); empty while few inputs.
@@ -146,12 +156,32 @@ impl InputStats {
         self.index
     }
 
+    /// By length: this input's own runs.
+    pub fn own(&self) -> &[u64] {
+        &self.hist.own
+    }
+
+    /// By length: port runs that hit this input.
+    pub fn hit(&self) -> &[u64] {
+        &self.hist.hit
+    }
+
+    /// By length: port runs that hit this input alone.
+    pub fn alone(&self) -> &[u64] {
+        &self.hist.alone
+    }
+
+    /// By length: this input's drops in the port runs that hit it.
+    pub fn hit_drops(&self) -> &[u64] {
+        &self.hist.hit_drops
+    }
+
     /// Ends the input's own open run.
     #[cold]
     #[inline(never)]
     fn close_own(&mut self) {
         let len = std::mem::take(&mut self.own_run);
-        bump(&mut self.own, len, 1);
+        bump(&mut self.hist.own, len, 1);
     }
 }
 
@@ -205,10 +235,12 @@ impl PortTally {
         }
         for &s in &self.run_inputs {
             let inp = &mut self.inputs[s as usize];
-            bump(&mut inp.hit, len, 1);
-            bump(&mut inp.hit_drops, len, inp.in_run as u64);
+            let in_run = inp.in_run as u64;
+            let h = &mut inp.hist;
+            bump(&mut h.hit, len, 1);
+            bump(&mut h.hit_drops, len, in_run);
             if alone {
-                bump(&mut inp.alone, len, 1);
+                bump(&mut h.alone, len, 1);
             }
             inp.in_run = 0;
         }
@@ -441,9 +473,9 @@ mod tests {
         assert_eq!(t.ports[0].runs_alone, vec![0, 1, 1, 1]);
         let s = input(&t, 0);
         assert_eq!((s.arrival_pkts, s.drop_pkts, s.drop_bytes), (9, 6, 9000));
-        assert_eq!(s.hit, vec![0, 1, 1, 1]);
-        assert_eq!(s.hit_drops, vec![0, 1, 2, 3]);
-        assert_eq!(s.own, vec![0, 1, 1, 1]);
+        assert_eq!(s.hit(), vec![0, 1, 1, 1]);
+        assert_eq!(s.hit_drops(), vec![0, 1, 2, 3]);
+        assert_eq!(s.own(), vec![0, 1, 1, 1]);
         // The flow's own runs are the same: it is alone.
         let own: Vec<_> = t.flow_runs.iter().map(|(k, v)| (k.2, *v)).collect();
         assert_eq!(own, vec![(1, 1), (2, 1), (3, 1)]);
@@ -457,14 +489,14 @@ mod tests {
         // own in between, so its own run is 3 long.
         feed(&mut t, &[(0, true), (1, false), (0, true), (0, true)]);
         assert_eq!(runs(&t), &[0, 1, 1]);
-        assert_eq!(input(&t, 0).hit, vec![0, 1, 1]);
-        assert!(input(&t, 1).hit.is_empty());
+        assert_eq!(input(&t, 0).hit(), vec![0, 1, 1]);
+        assert!(input(&t, 1).hit().is_empty());
         assert_eq!(input(&t, 1).arrival_pkts, 1);
         assert_eq!(t.flow_runs.get(&(0, 0, 3)), Some(&1));
         assert_eq!(t.flow_runs.len(), 1);
         // Input 0's own run is 3 long too: input 1's admission does not end it.
-        assert_eq!(input(&t, 0).own, vec![0, 0, 0, 1]);
-        assert!(input(&t, 1).own.is_empty());
+        assert_eq!(input(&t, 0).own(), vec![0, 0, 0, 1]);
+        assert!(input(&t, 1).own().is_empty());
     }
 
     #[test]
@@ -478,16 +510,16 @@ mod tests {
         assert_eq!(runs(&t), &[0, 1, 0, 1]);
         assert_eq!(t.ports[0].runs_alone, vec![0, 1]);
         let (s0, s1) = (input(&t, 0), input(&t, 1));
-        assert_eq!(s0.hit, vec![0, 0, 0, 1]);
-        assert_eq!(s0.hit_drops, vec![0, 0, 0, 2]);
-        assert!(s0.alone.iter().all(|&x| x == 0));
-        assert_eq!(s1.hit, vec![0, 1, 0, 1]);
-        assert_eq!(s1.hit_drops, vec![0, 1, 0, 1]);
-        assert_eq!(s1.alone, vec![0, 1]);
+        assert_eq!(s0.hit(), vec![0, 0, 0, 1]);
+        assert_eq!(s0.hit_drops(), vec![0, 0, 0, 2]);
+        assert!(s0.alone().iter().all(|&x| x == 0));
+        assert_eq!(s1.hit(), vec![0, 1, 0, 1]);
+        assert_eq!(s1.hit_drops(), vec![0, 1, 0, 1]);
+        assert_eq!(s1.alone(), vec![0, 1]);
         // Own runs: input 0's two drops (input 2's admission between does
         // not end it), input 1's two.
-        assert_eq!(s0.own, vec![0, 0, 1]);
-        assert_eq!(s1.own, vec![0, 0, 1]);
+        assert_eq!(s0.own(), vec![0, 0, 1]);
+        assert_eq!(s1.own(), vec![0, 0, 1]);
         // Drops over inputs = port drops; length x runs = drops.
         let drops: u64 = t.ports[0].inputs.iter().map(|s| s.drop_pkts).sum();
         let by_len: u64 = runs(&t).iter().enumerate().map(|(l, n)| l as u64 * n).sum();

@@ -524,14 +524,24 @@ fn memory(sc: &Scenario, r: &Resolved, conns: u64, udp_flows: u64, est: &mut Est
             });
         }
     }
+    // Only ports whose discipline can reorder keep a stamp per flow
+    // direction (`sim::flows`): a FIFO (drop-tail, RED) keeps none, so a
+    // large fabric of drop-tail ports costs nothing here.
     let keys = conns.saturating_add(udp_flows).saturating_mul(2);
-    est.memory.push(Term {
-        value: STAMP_BYTES
-            .saturating_mul(switch_ports)
-            .saturating_mul(keys),
-        path: "workload".into(),
-        how: format!("reordering stamps of {keys} flow directions at {switch_ports} switch ports"),
-    });
+    let reordering = Discipline::ALL
+        .iter()
+        .filter(|d| !matches!(d, Discipline::Droptail | Discipline::Red))
+        .fold(0u64, |a, &d| a.saturating_add(running(sc, d)))
+        .min(switch_ports);
+    if reordering > 0 {
+        est.memory.push(Term {
+            value: STAMP_BYTES.saturating_mul(reordering).saturating_mul(keys),
+            path: "workload".into(),
+            how: format!(
+                "reordering stamps of {keys} flow directions at {reordering} switch ports"
+            ),
+        });
+    }
     est.memory.push(Term {
         value: CONN_BYTES.saturating_mul(conns),
         path: "workload".into(),
