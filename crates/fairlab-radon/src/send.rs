@@ -44,7 +44,9 @@ pub struct Run {
     pub t0_real_ns: i64,
     /// The sending thread's CPU time over the paced part, ns.
     pub cpu_ns: i64,
-    pub send_errors: u64,
+    /// Datagrams the sending host's own stack refused (`send` failed: its
+    /// qdisc was full), per stream, in the configuration's order.
+    pub local_drops: Vec<u64>,
     pub cpu_pinned: Option<usize>,
     pub rt_priority: Option<i32>,
 }
@@ -111,7 +113,7 @@ pub fn run(cfg: &SendConfig, cancelled: &mut dyn FnMut() -> bool) -> Result<Run>
     if let Some(slack) = old_slack {
         clock::set_timer_slack_ns(slack);
     }
-    let send_errors = paced?;
+    let local_drops = paced?;
     let end = monotonic_ns() + (cfg.drain_s * 1e9) as i64;
     while monotonic_ns() < end {
         drain_feedback(&mut sessions, &sockets, t0_mono_ns);
@@ -137,7 +139,7 @@ pub fn run(cfg: &SendConfig, cancelled: &mut dyn FnMut() -> bool) -> Result<Run>
         t0_mono_ns,
         t0_real_ns,
         cpu_ns,
-        send_errors,
+        local_drops,
         cpu_pinned: cfg.cpu,
         rt_priority: cfg.rt_priority,
     })
@@ -212,7 +214,8 @@ fn connect_all(cfg: &SendConfig, epoch_ns: i64) -> Result<Vec<Receiver>> {
     Ok(out)
 }
 
-/// The paced loop; returns the datagrams the kernel refused to send.
+/// The paced loop; returns, per stream, the datagrams the kernel refused
+/// to send.
 fn pace(
     cfg: &SendConfig,
     sessions: &mut [SendSession],
@@ -221,7 +224,7 @@ fn pace(
     t0_ns: i64,
     deadline_ns: i64,
     cancelled: &mut dyn FnMut() -> bool,
-) -> Result<u64> {
+) -> Result<Vec<u64>> {
     let mut draws: Vec<Draws> = cfg
         .streams
         .iter()
@@ -234,7 +237,7 @@ fn pace(
         .collect();
     let mut sends: Vec<Send> = Vec::new();
     let mut next_cancel = t0_ns + CANCEL_EVERY_NS;
-    let mut refused = 0u64;
+    let mut refused = vec![0u64; sessions.len()];
     loop {
         let Some((i, due_ps)) = sessions
             .iter()
@@ -285,7 +288,7 @@ fn pace(
             };
             h.encode(&mut payloads[i]);
             if !sock::send(fd, &payloads[i]) {
-                refused += 1;
+                refused[i] += 1;
             }
             sessions[i].sent_at(s.frame, (sent_mono - t0_ns) * 1000);
         }

@@ -155,7 +155,7 @@ fn machine(run: &Run) -> Value {
         "rt_priority": run.rt_priority,
         "sender_cpu_s": run.cpu_ns as f64 / 1e9,
         "datagrams_sent": sent,
-        "send_errors": run.send_errors,
+        "send_errors": run.local_drops.iter().sum::<u64>(),
         "malformed_at_receivers": run.collected.iter().map(|c| c.malformed).sum::<u64>(),
     })
 }
@@ -216,6 +216,7 @@ fn stream_row(
     t.f("stop_s", last);
     t.f("utilization", sc.sender.reservation.utilization);
     t.f("period_us", sc.sender.reservation.period_ps as f64 / 1e6);
+    t.i("local_drops", run.local_drops[row.k] as i64);
     t.i(
         "feedback_sent",
         summary.map_or(0, |x| x.feedback_sent) as i64,

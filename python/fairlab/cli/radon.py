@@ -172,7 +172,7 @@ def cmd_send_scenario(args: argparse.Namespace) -> int:
         from ..emu.run import _digest
 
         raw = er.tables(plan, result)
-        summary["digest"] = _digest(raw).replace("emu-", "real-")
+        summary["digest"] = _digest(raw, "real")
         tables = Tables(raw)
         sc_valid = json.loads(core.validate_json(text))
         path = Result(summary=summary, tables=tables, scenario=sc_valid).to_parquet(args.out)

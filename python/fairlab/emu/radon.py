@@ -58,6 +58,27 @@ def streams(plan: dict) -> list[dict]:
     return [w for w in plan["workloads"] if w["kind"] == "radon"]
 
 
+def agent_stream(
+    w: dict, netns: str | None, src_addr: str | None, dst_addr: str, port: int
+) -> dict:
+    """A plan's Radon stream ``w`` as the sender agent takes it, its socket
+    in ``netns`` (None: this one) bound to ``src_addr`` (None: the
+    kernel's choice), sending to ``dst_addr``:``port``."""
+    return {
+        "id": w["flow_id"],
+        "netns": netns,
+        "src_addr": src_addr,
+        "dst_addr": dst_addr,
+        "port": port,
+        "payload_bytes": w["payload_bytes"],
+        "start_s": w["start_s"],
+        "packets": w.get("packets"),
+        "stop_s": w.get("stop_s"),
+        "sender": w["sender"],
+        "receiver": w["receiver"],
+    }
+
+
 def configs(names: Names, duration_s: float, deadline_s: float, trace: bool) -> tuple[dict, dict]:
     """The receiver's and the sender's configurations (the agent's contract)
     for the plan's admitted Radon streams."""
@@ -77,19 +98,7 @@ def configs(names: Names, duration_s: float, deadline_s: float, trace: bool) -> 
     }
     send = {
         "streams": [
-            {
-                "id": w["flow_id"],
-                "netns": names.ns(w["src"]),
-                "src_addr": w["src_addr"],
-                "dst_addr": w["dst_addr"],
-                "port": w["port"],
-                "payload_bytes": w["payload_bytes"],
-                "start_s": w["start_s"],
-                "packets": w.get("packets"),
-                "stop_s": w.get("stop_s"),
-                "sender": w["sender"],
-                "receiver": w["receiver"],
-            }
+            agent_stream(w, names.ns(w["src"]), w["src_addr"], w["dst_addr"], w["port"])
             for w in admitted
         ],
         "duration_s": duration_s,
@@ -185,13 +194,10 @@ def tables(plan: dict, out: dict | None) -> dict[str, Any]:
             "recv_wire_rate_mbps": recv_rate * wire / payload,
             "utilization": w["utilization"],
             "period_us": w["period_s"] * 1e6,
-            # The sender's own qdisc may refuse a datagram: sendto then
-            # fails, which the agent counts among its send errors, not here.
-            "local_drops": 0,
         }
         for c in STREAM_COLUMNS:
             if c not in row:
-                row[c] = r.get(c, 0 if c.startswith(("num_", "feedback_")) else None)
+                row[c] = r.get(c, 0 if c.startswith(("num_", "feedback_", "local_")) else None)
         if not admitted:
             row["start_s"] = row["stop_s"] = None
         ordered = {c: row[c] for c in STREAM_COLUMNS}
@@ -334,22 +340,7 @@ def real_config(
         )
     duration = plan["duration_s"] or deadline_s
     return {
-        "streams": [
-            {
-                "id": w["flow_id"],
-                "netns": None,
-                "src_addr": None,
-                "dst_addr": peers[w["dst"]],
-                "port": port,
-                "payload_bytes": w["payload_bytes"],
-                "start_s": w["start_s"],
-                "packets": w.get("packets"),
-                "stop_s": w.get("stop_s"),
-                "sender": w["sender"],
-                "receiver": w["receiver"],
-            }
-            for w in mine
-        ],
+        "streams": [agent_stream(w, None, None, peers[w["dst"]], port) for w in mine],
         "duration_s": duration,
         "drain_s": DRAIN_S,
         "pacing": pacing,

@@ -563,11 +563,11 @@ def _summary(plan, facts, seed, reports, flows, rounds, ports, run_end) -> dict[
     }
 
 
-def _digest(tables: dict) -> str:
+def _digest(tables: dict, backend: str = "emu") -> str:
     """A hash of the tables, to tell runs apart (not reproducible: the
-    kernel's runs differ from one another)."""
+    kernel's runs differ from one another), named by ``backend``."""
     h = hashlib.sha256()
     for name in sorted(tables):
         h.update(name.encode())
         h.update(json.dumps(tables[name].to_pydict(), default=str).encode())
-    return "emu-" + h.hexdigest()[:16]
+    return f"{backend}-" + h.hexdigest()[:16]

@@ -72,14 +72,6 @@ pub(super) struct PlanView<'a> {
     pub port_name: Vec<String>,
 }
 
-fn err(path: impl Into<String>, msg: impl Into<String>) -> ScenarioError {
-    ScenarioError::new(path, msg)
-}
-
-fn secs(t: Time) -> f64 {
-    t.as_secs_f64()
-}
-
 /// Lowers the Radon streams of `sc` in place of their udp placeholders in
 /// `plan.workloads` (whose flows are already named), warning what the
 /// namespaces do differently.
@@ -108,7 +100,7 @@ pub(super) fn lower(
         let (slot, flow_id) = (*slot, *flow_id);
         let ports = (view.path)(&u.src, &u.dst, dst_addr).ok_or_else(
             || {
-                err(
+                ScenarioError::new(
                     format!("workload[{wi}].dst"),
                     format!("{:?} cannot be reached from {:?} on the plan's routes; expected hosts linked through switches", u.dst, u.src),
                 )
@@ -120,7 +112,7 @@ pub(super) fn lower(
             .min()
             .unwrap_or(0);
         if capacity == 0 {
-            return Err(err(
+            return Err(ScenarioError::new(
                 format!("workload[{wi}].dst"),
                 "has no path of positive rate from the source; expected linked hosts",
             ));
@@ -140,14 +132,14 @@ pub(super) fn lower(
                 src_addr: src_addr.clone(),
                 dst_addr: dst_addr.clone(),
                 port: RADON_PORT,
-                start_s: secs(start),
+                start_s: start.as_secs_f64(),
                 payload_bytes: u.size().get() - 28,
                 packets: u.packets,
-                stop_s: u.stop.map(secs),
+                stop_s: u.stop.map(Time::as_secs_f64),
                 capacity_bps: p.capacity_bps,
                 wire_bytes: p.wire_bytes,
                 utilization: p.utilization,
-                period_s: secs(p.period),
+                period_s: p.period.as_secs_f64(),
                 path: ports.iter().map(|&i| view.port_name[i].clone()).collect(),
                 refused_at: None,
                 sender,
