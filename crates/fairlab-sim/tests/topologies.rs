@@ -484,3 +484,34 @@ fn a_k48_fat_tree_fits_the_default_limits_and_builds() {
     let fib = sim.net.route_state_bytes() as u64;
     assert!(fib >= 4 * 2_880 * 27_648 && fib < mem, "{fib}");
 }
+
+/// The event loop's prefetching (on for networks of 256 ports or more) is
+/// a hint: a k = 8 permutation (768 ports) gives the same tables with it
+/// off, under hashed ECMP and under spraying (whose routing has state,
+/// which the prefetcher only peeks at).
+#[test]
+fn prefetching_leaves_a_large_run_as_it_was() {
+    let name = |i: u32| format!("h{}_{}_{}", i / 16, (i / 4) % 4, i % 4);
+    let mut w = String::new();
+    for i in 0..128 {
+        w.push_str(&format!(
+            "[[workload]]\nkind = \"bulk\"\nsrc = \"{}\"\ndst = \"{}\"\n",
+            name(i),
+            name((i + 16) % 128)
+        ));
+    }
+    for routing in ["selection = \"ecmp\"", "selection = \"spray\""] {
+        let sc = toml(&fat_tree(8, routing, &w));
+        let digests: Vec<String> = [true, false]
+            .iter()
+            .map(|&on| {
+                let mut sim: Simulation = build(&sc, Some(3)).unwrap();
+                sim.set_prefetch(on);
+                sim.run();
+                assert!(sim.counters.packet_hops > 10_000, "{routing}: a busy run");
+                fairlab_sim::metrics::collect(&sim).digest()
+            })
+            .collect();
+        assert_eq!(digests[0], digests[1], "{routing}");
+    }
+}

@@ -451,6 +451,24 @@ impl<E: Copy> EventQueue<E> {
         Some((self.now, top.event))
     }
 
+    /// The packet event `ahead` places after the next one in the array of
+    /// those due soonest, if it is there (a hint for prefetching: timers,
+    /// reserved events and the calendar's later buckets are not looked at,
+    /// so it need not be the event that pops that many places later).
+    #[inline(always)]
+    pub fn peek_packet_event(&self, ahead: usize) -> Option<&E> {
+        self.main.v.get(self.main.head + ahead).map(|e| &e.event)
+    }
+
+    /// As [`Self::peek_packet_event`], among events scheduled at a reserved place.
+    #[inline(always)]
+    pub fn peek_reserved_event(&self, ahead: usize) -> Option<&E> {
+        self.reserved
+            .v
+            .get(self.reserved.head + ahead)
+            .map(|e| &e.event)
+    }
+
     /// Iterates the pending events in no particular order (for end-of-run accounting).
     pub fn pending(&self) -> impl Iterator<Item = &E> {
         self.main

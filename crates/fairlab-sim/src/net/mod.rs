@@ -213,6 +213,31 @@ impl Network {
             .select(node, dst_host, pkt, climb, || addrs[dst_host as usize])
     }
 
+    /// The port [`Network::route_in`] would pick, without changing any
+    /// state (a sprayed packet: the first of its set). For prefetching.
+    #[inline]
+    pub fn peek_route_in(&self, node: NodeId, pkt: &Packet, from: PortId) -> PortId {
+        let dst_host = self.host_index[pkt.dst as usize];
+        let climb = self.routes.climbs(from);
+        let addrs = &self.addrs;
+        self.routes
+            .peek(node, dst_host, pkt, climb, || addrs[dst_host as usize])
+    }
+
+    /// Hints the FIB entry [`Network::route_in`] will read for `pkt`.
+    #[inline(always)]
+    pub fn prefetch_route_in(&self, node: NodeId, pkt: &Packet, from: PortId) {
+        let Some(&dst_host) = self.host_index.get(pkt.dst as usize) else {
+            return;
+        };
+        if let Some(e) = self
+            .routes
+            .entry_ptr(node, dst_host, self.routes.climbs(from))
+        {
+            crate::engine::prefetch_bytes(e, 4);
+        }
+    }
+
     /// Gives `node` its tier (hosts 0, switches next to hosts 1, and up),
     /// before [`Network::compute_routes`]; equal-length routing needs them.
     pub fn set_tier(&mut self, node: NodeId, tier: u8) {

@@ -210,6 +210,22 @@ impl Routes {
         self.pool[(start + Self::pick(fib.selection, len, dst_host, pkt, dst_addr)) as usize]
     }
 
+    /// Where [`Routes::select`] will read `node`'s FIB entry for
+    /// `dst_host`, for a prefetch hint (None: a node's own route).
+    #[inline(always)]
+    pub(super) fn entry_ptr(&self, node: NodeId, dst_host: u32, climb: bool) -> Option<*const u32> {
+        let r = *self.route_of.get(node as usize)?;
+        if r & TAG != 0 {
+            return None;
+        }
+        let fib = self.fibs.get(r as usize)?;
+        Some(if climb {
+            self.climb.as_ptr().wrapping_add(node as usize)
+        } else {
+            fib.entries.as_ptr().wrapping_add(dst_host as usize)
+        })
+    }
+
     pub(super) fn set_of<'a>(&'a self, node: NodeId, dst_host: u32, n: &'a Node) -> &'a [PortId] {
         let r = self.route_of[node as usize];
         let e = if r & TAG != 0 {

@@ -50,6 +50,15 @@ impl DropTail {
     pub fn marks(&self) -> u64 {
         self.marks
     }
+    /// Where the next packet enqueued and the next dequeued are kept, as
+    /// prefetch hints (`engine::prefetch`): the ring's slot after its last
+    /// entry (its first when that one wraps) and its front.
+    #[inline(always)]
+    pub fn ends(&self) -> (*const Held, *const Held) {
+        let (a, b) = self.fifo.as_slices();
+        let tail = if b.is_empty() { a } else { b };
+        (tail.as_ptr_range().end, a.as_ptr())
+    }
     /// The size of the packet `dequeue` would return next, without
     /// taking it (what Linux's `tbf` peeks in its child bfifo).
     #[inline]

@@ -218,6 +218,14 @@ impl Queue {
             _ => None,
         }
     }
+    /// A drop-tail queue's ring ends ([`DropTail::ends`]), for prefetching.
+    #[inline(always)]
+    pub fn ring_ends(&self) -> Option<(*const Held, *const Held)> {
+        match self {
+            Queue::DropTail(q) => Some(q.ends()),
+            _ => None,
+        }
+    }
     /// Whether the port reports each transmission's completion to its
     /// queue (a NIC with rings, or whose host stack counts its packets).
     #[inline]

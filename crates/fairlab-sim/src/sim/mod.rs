@@ -38,6 +38,7 @@ mod endpoints;
 mod flows;
 mod host_stack;
 mod ports;
+mod prefetch;
 mod slab;
 mod watch;
 
@@ -159,6 +160,11 @@ pub struct Simulation {
     /// have had their start scheduled.
     start_order: Vec<u32>,
     started: usize,
+    /// Whether the loop prefetches for the next events (large networks;
+    /// see [`prefetch`]).
+    prefetch: bool,
+    /// The prefetcher's guess: (packet, the output port it will take).
+    ahead: (u32, PortId),
 }
 
 /// What a packet meets at the far end of a port, resolved once per port so
@@ -255,7 +261,10 @@ impl Simulation {
             handshake: true,
             start_order,
             started: 0,
+            prefetch: false,
+            ahead: (u32::MAX, 0),
         };
+        sim.prefetch = sim.net.ports.len() >= prefetch::PREFETCH_PORTS;
         sim.next_start();
         sim
     }
@@ -325,6 +334,14 @@ impl Simulation {
         self.fwd_release = vec![Time::ZERO; n];
     }
 
+    /// Whether the event loop prefetches for the next events: on by
+    /// default on networks of 256 ports or more (see [`prefetch`]). A hint
+    /// only; results are the same either way (tests and benchmarks turn it
+    /// off to show so, and to measure it).
+    pub fn set_prefetch(&mut self, on: bool) {
+        self.prefetch = on;
+    }
+
     /// Simulated time at which the run ended.
     pub fn end_time(&self) -> Time {
         self.end
@@ -365,6 +382,9 @@ impl Simulation {
                     Some(_) => (stop, u64::MAX),
                 };
             };
+            if self.prefetch {
+                self.prefetch_ahead();
+            }
             self.dispatch(ev);
             // Sized workloads all done and no time limit: stop here.
             if self.bounded_left == 0 && self.stop_at.is_none() {

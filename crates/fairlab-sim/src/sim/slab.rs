@@ -41,4 +41,9 @@ impl PacketSlab {
     pub fn get_mut(&mut self, id: u32) -> &mut Packet {
         &mut self.slots[id as usize]
     }
+    /// The slot of packet `id`, for a prefetch hint (it may be free).
+    #[inline(always)]
+    pub fn slot_ptr(&self, id: u32) -> *const Packet {
+        self.slots.as_ptr().wrapping_add(id as usize)
+    }
 }
