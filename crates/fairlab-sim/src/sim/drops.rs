@@ -26,8 +26,9 @@
 //!   so that it stays O(1) per flow; a flow meets congestion at one port at
 //!   a time in every topology here).
 //!
-//! State: per output port, one slot per input port seen (found by a short
-//! linear search, or a dense index once more than [`SMALL`] inputs arrive);
+//! State: per output port, one slot per input port seen (the first
+//! [`SMALL`] found by their indices kept in the port's first cache line,
+//! the rest by a dense index);
 //! per flow direction, one open run. Histograms grow with the longest run.
 
 use crate::net::PortId;
@@ -75,22 +76,44 @@ struct InputHist {
     hit_drops: Vec<u64>,
 }
 
-/// One output port. In C order, what every arrival reads first (the
-/// inputs, their index, the open run), in the first cache line.
-#[derive(Clone, Debug, Default)]
+/// One output port. In C order, what every arrival reads (the first
+/// slots' input indices, the open run, the slots) in the first cache line,
+/// so that finding an input's slot reads that line and then the slot
+/// itself, not every slot it passes.
+#[derive(Clone, Debug)]
 #[repr(C)]
 pub struct PortTally {
+    /// The input index of each of the first [`SMALL`] slots (`NO_INPUT`:
+    /// none yet).
+    first: [u32; SMALL],
+    /// Drops in the open run (0: none open).
+    run: u32,
     pub inputs: Vec<InputStats>,
     /// By input index: slot + 1 (0: not seen); empty while few inputs.
     slot_of: Vec<u32>,
-    /// Drops in the open run (0: none open).
-    run: u32,
     /// Slots the open run hit.
     run_inputs: Vec<u32>,
     /// By run length: the port's runs.
     pub runs: Vec<u64>,
     /// By run length: runs that hit a single input port.
     pub runs_alone: Vec<u64>,
+}
+
+/// No input has this index (they stay below 2^[`INPUT_BITS`]).
+const NO_INPUT: u32 = u32::MAX;
+
+impl Default for PortTally {
+    fn default() -> Self {
+        PortTally {
+            first: [NO_INPUT; SMALL],
+            run: 0,
+            inputs: Vec::new(),
+            slot_of: Vec::new(),
+            run_inputs: Vec::new(),
+            runs: Vec::new(),
+            runs_alone: Vec::new(),
+        }
+    }
 }
 
 /// A flow direction's open own run.
@@ -189,11 +212,10 @@ impl PortTally {
     /// The slot of input `index` (`from` names it, for a new slot).
     #[inline]
     fn slot(&mut self, index: u32) -> usize {
-        if self.slot_of.is_empty() {
-            if let Some(i) = self.inputs.iter().position(|s| s.index == index) {
-                return i;
-            }
-        } else if let Some(&s) = self.slot_of.get(index as usize) {
+        if let Some(i) = self.first.iter().position(|&f| f == index) {
+            return i;
+        }
+        if let Some(&s) = self.slot_of.get(index as usize) {
             if s != 0 {
                 return s as usize - 1;
             }
@@ -201,17 +223,17 @@ impl PortTally {
         self.add(index)
     }
 
-    /// Hints the slot [`PortTally::slot`] will find for input `index`
-    /// (while few inputs: the slots it searches).
+    /// Hints the slot [`PortTally::slot`] will find for input `index`.
     #[inline(always)]
     pub(super) fn prefetch_slot(&self, index: u32) {
-        let p = self.inputs.as_ptr();
-        if self.slot_of.is_empty() {
-            let n = self.inputs.len().min(SMALL);
-            crate::engine::prefetch_bytes(p, n * std::mem::size_of::<InputStats>());
-        } else if let Some(&s) = self.slot_of.get(index as usize) {
-            crate::engine::prefetch(p.wrapping_add((s as usize).saturating_sub(1)));
-        }
+        let s = match self.first.iter().position(|&f| f == index) {
+            Some(i) => i,
+            None => match self.slot_of.get(index as usize) {
+                Some(&s) if s != 0 => s as usize - 1,
+                _ => return,
+            },
+        };
+        crate::engine::prefetch(self.inputs.as_ptr().wrapping_add(s));
     }
 
     #[inline(never)]
@@ -221,7 +243,9 @@ impl PortTally {
             index,
             ..InputStats::default()
         });
-        if self.inputs.len() > SMALL {
+        if slot < SMALL {
+            self.first[slot] = index;
+        } else {
             let n = self.inputs.iter().map(|s| s.index).max().unwrap_or(0) as usize + 1;
             if self.slot_of.len() < n {
                 self.slot_of.resize(n, 0);
