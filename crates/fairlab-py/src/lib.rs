@@ -22,6 +22,7 @@ use std::os::raw::c_int;
 use std::panic::{self, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
+mod alloc;
 mod radon;
 
 create_exception!(
@@ -453,6 +454,7 @@ fn lower_ns2_json(text: &str) -> PyResult<String> {
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    alloc::use_huge_pages();
     // A bug must surface as a Python exception, not a Rust backtrace on stderr.
     panic::set_hook(Box::new(|_| {}));
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

@@ -9,6 +9,9 @@
 //! cargo bench -p fairlab-sim --features bench --bench scale
 //! FAIRLAB_BENCH_K48=1 cargo bench ... (adds k = 48 for 1 ms: minutes a sample)
 
+#[path = "../examples/common/alloc.rs"]
+mod alloc;
+
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use fairlab_sim::Scenario;
 use std::time::Duration;
@@ -71,6 +74,7 @@ pub fn incast(rounds: u32) -> Scenario {
 }
 
 fn bench(c: &mut Criterion) {
+    alloc::use_huge_pages();
     let mut cases = vec![
         ("fat_tree_k4_permutation_10ms", fat_tree(4, "10ms")),
         ("fat_tree_k8_permutation_2ms", fat_tree(8, "2ms")),

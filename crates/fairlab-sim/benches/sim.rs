@@ -3,6 +3,9 @@
 //!
 //! cargo bench -p fairlab-sim --features bench
 
+#[path = "../examples/common/alloc.rs"]
+mod alloc;
+
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};
 use fairlab_sim::units::Time;
 use fairlab_sim::Scenario;
@@ -177,6 +180,7 @@ fn hops(scs: &[Scenario]) -> u64 {
 }
 
 fn bench(c: &mut Criterion) {
+    alloc::use_huge_pages();
     let sweep = incast_sweep();
     let mut g = c.benchmark_group("incast_sweep_24_runs");
     g.sample_size(10).measurement_time(Duration::from_secs(20));

@@ -8,6 +8,9 @@
 //! cargo run --release -p fairlab-sim --example fat_tree -- K MS [SELECTION] [PROFILE]
 //! ```
 
+#[path = "common/alloc.rs"]
+mod alloc;
+
 use fairlab_sim::{metrics, spec, Scenario};
 use std::time::Instant;
 
@@ -72,6 +75,7 @@ fn measure(k: u32, ms: u64, selection: &str, profile: &str) {
 }
 
 fn main() {
+    alloc::use_huge_pages();
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.len() >= 2 {
         let k = args[0].parse().expect("K");

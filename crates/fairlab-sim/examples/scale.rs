@@ -25,6 +25,9 @@
 //! parsed (`/proc/self/clear_refs`, value 5) so that the simulation's own
 //! share can be told from the spec's.
 
+#[path = "common/alloc.rs"]
+mod alloc;
+
 use fairlab_sim::{metrics, spec, Scenario};
 use std::fmt::Write as _;
 use std::process::Command;
@@ -234,6 +237,7 @@ fn star_report(hosts: usize, flows: usize, ms: u64) {
 }
 
 fn main() {
+    alloc::use_huge_pages();
     let args: Vec<String> = std::env::args().skip(1).collect();
     let num = |i: usize| -> usize { args[i].parse().expect("a number") };
     match args.first().map(String::as_str) {

@@ -23,6 +23,9 @@
 //! Every line ends with the run's result digest, so that a change that should
 //! leave results alone can be checked at a glance.
 
+#[path = "common/alloc.rs"]
+mod alloc;
+
 use fairlab_sim::Scenario;
 use std::time::Duration;
 
@@ -145,6 +148,7 @@ dst = "h0"
 }
 
 fn main() {
+    alloc::use_huge_pages();
     let args: Vec<String> = std::env::args().collect();
     let what = args.get(1).map(String::as_str).unwrap_or("incast");
     let arg = |i: usize, d: f64| -> f64 { args.get(i).and_then(|s| s.parse().ok()).unwrap_or(d) };
