@@ -49,6 +49,8 @@ pub(super) struct Calendar<E> {
     held: usize,
     /// Pops (bucket entries drained) since the last layout.
     drained: usize,
+    /// Entries put beyond the window since the last layout.
+    far_puts: usize,
 }
 
 impl<E: Copy> Calendar<E> {
@@ -62,6 +64,7 @@ impl<E: Copy> Calendar<E> {
             far: Heap::with_capacity(0),
             held: 0,
             drained: 0,
+            far_puts: 0,
         }
     }
 
@@ -90,6 +93,7 @@ impl<E: Copy> Calendar<E> {
         debug_assert!(b > self.cur);
         self.held += 1;
         if b - self.cur > self.mask {
+            self.far_puts += 1;
             self.far.push(e);
             return;
         }
@@ -107,8 +111,14 @@ impl<E: Copy> Calendar<E> {
         if self.held == 0 {
             return false;
         }
-        if self.drained > 2 * self.held && self.far.v.len() > self.held / 2 {
-            // Much waits beyond the window: it is too short for the load.
+        if self.drained > 2 * self.held
+            && (self.far.v.len() > self.held / 2 || self.far_puts > self.drained / 8)
+        {
+            // Much waits beyond the window, or much passes through the far
+            // heap on its way in (a window a little shorter than the time
+            // between a packet's hops: a quarter of a k = 16 fat tree's
+            // arrivals went that way, each a heap push and pop): the window
+            // is too short for the load.
             self.relayout(drain);
             if !drain.is_empty() {
                 return true;
@@ -203,6 +213,7 @@ impl<E: Copy> Calendar<E> {
         debug_assert!(drain.is_empty());
         self.held = 0;
         self.drained = 0;
+        self.far_puts = 0;
         if entries.is_empty() {
             return;
         }
