@@ -136,9 +136,9 @@ impl<E: Copy> Calendar<E> {
                 drain.extend_from_slice(slot);
                 // A crowded slot gives its room back: keeping room for what
                 // each slot last held (tried in issue 23's second pass)
-                // spared glibc's reallocs at k = 16 but held 5 GiB of
-                // empty slot capacity at k = 48; with mimalloc the reallocs
-                // cost nothing measurable.
+                // spared glibc's reallocs at k = 16 but took a k = 48
+                // run's peak RSS from 1.0 to 5.8 GiB; with mimalloc the
+                // reallocs cost nothing measurable.
                 slot.clear();
                 if slot.capacity() > SLOT_KEEP {
                     slot.shrink_to(SLOT_KEEP);
