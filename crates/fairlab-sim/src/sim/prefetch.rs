@@ -66,7 +66,7 @@ impl Simulation {
                 }
                 Arrival::Host => {
                     if let Some(ep) = self.endpoints.get(packet.endpoint() as usize) {
-                        prefetch(ep);
+                        ep.prefetch_for(packet);
                     }
                 }
                 Arrival::Delayed => {}

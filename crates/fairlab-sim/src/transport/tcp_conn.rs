@@ -132,6 +132,15 @@ impl Conn {
         }
     }
 
+    /// Hints what [`Conn::on_packet`] and the step after it touch for
+    /// `pkt`: the receiving socket and the connection's own fields.
+    #[inline(always)]
+    pub(super) fn prefetch_for(&self, pkt: &Packet) {
+        crate::engine::prefetch(&self.sock[1 - pkt.side()]);
+        crate::engine::prefetch(&self.timer_at);
+        crate::engine::prefetch(&self.app);
+    }
+
     /// Side `token`'s wake-up: its RTO or delayed-ACK deadline, unless an
     /// earlier wake-up superseded it.
     pub(super) fn on_timer(&mut self, now: Time, token: u32, out: &mut Outbox) -> Step {
