@@ -10,8 +10,9 @@
 //! * [`MID`] ahead: the FIB entry that the (by now cached) packet's
 //!   destination selects;
 //! * [`NEAR`] ahead: the output port it will be routed to, with its
-//!   transmitter and drop tally, or, at a host, the endpoint it is
-//!   delivered to; that output port is remembered ([`Simulation::ahead`]);
+//!   transmitter and drop tally, or, at a host, the part of the endpoint
+//!   it is delivered to that the delivery touches (a TCP connection's
+//!   receiving socket); that output port is remembered (`Simulation::ahead`);
 //! * the next event: in the remembered port, the tail of its queue's ring
 //!   and its input's slot of the tally;
 //! * and the port of the next transmission's end, with its ring's front.
