@@ -8,12 +8,16 @@
 //! walks two page tables. On a k = 16 fat tree glibc's allocator with
 //! 4 KiB pages cost about a third more CPU per hop (BENCHMARKS.md, "Scale").
 //! Only Rust's allocations use it; Python's objects keep Python's.
+//!
+//! The examples and benches of `fairlab-sim` include this same file (by
+//! `#[path]`), so that their figures are what a user of the extension gets.
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// Asks mimalloc for huge pages in the memory it maps from now on (set at
-/// import, before the first simulation allocates).
+/// Asks mimalloc for huge pages in the memory it maps from now on: called
+/// first thing (at import; at the start of an example's `main` or a
+/// bench), before a simulation allocates.
 pub fn use_huge_pages() {
     // SAFETY: sets an option of the allocator; any thread, any time.
     unsafe {

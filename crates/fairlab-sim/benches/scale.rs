@@ -9,7 +9,7 @@
 //! cargo bench -p fairlab-sim --features bench --bench scale
 //! FAIRLAB_BENCH_K48=1 cargo bench ... (adds k = 48 for 1 ms: minutes a sample)
 
-#[path = "../examples/common/alloc.rs"]
+#[path = "../../fairlab-py/src/alloc.rs"]
 mod alloc;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};

@@ -3,7 +3,7 @@
 //!
 //! cargo bench -p fairlab-sim --features bench
 
-#[path = "../examples/common/alloc.rs"]
+#[path = "../../fairlab-py/src/alloc.rs"]
 mod alloc;
 
 use criterion::{criterion_group, criterion_main, BatchSize, BenchmarkId, Criterion, Throughput};

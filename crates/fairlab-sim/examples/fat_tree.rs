@@ -8,7 +8,7 @@
 //! cargo run --release -p fairlab-sim --example fat_tree -- K MS [SELECTION] [PROFILE]
 //! ```
 
-#[path = "common/alloc.rs"]
+#[path = "../../fairlab-py/src/alloc.rs"]
 mod alloc;
 
 use fairlab_sim::{metrics, spec, Scenario};

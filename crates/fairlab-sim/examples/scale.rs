@@ -25,7 +25,7 @@
 //! parsed (`/proc/self/clear_refs`, value 5) so that the simulation's own
 //! share can be told from the spec's.
 
-#[path = "common/alloc.rs"]
+#[path = "../../fairlab-py/src/alloc.rs"]
 mod alloc;
 
 use fairlab_sim::{metrics, spec, Scenario};

@@ -23,7 +23,7 @@
 //! Every line ends with the run's result digest, so that a change that should
 //! leave results alone can be checked at a glance.
 
-#[path = "common/alloc.rs"]
+#[path = "../../fairlab-py/src/alloc.rs"]
 mod alloc;
 
 use fairlab_sim::Scenario;

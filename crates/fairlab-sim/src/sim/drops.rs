@@ -209,31 +209,33 @@ impl InputStats {
 }
 
 impl PortTally {
+    /// The slot of input `index`, if it has one.
+    #[inline(always)]
+    fn find(&self, index: u32) -> Option<usize> {
+        if let Some(i) = self.first.iter().position(|&f| f == index) {
+            return Some(i);
+        }
+        match self.slot_of.get(index as usize) {
+            Some(&s) if s != 0 => Some(s as usize - 1),
+            _ => None,
+        }
+    }
+
     /// The slot of input `index` (`from` names it, for a new slot).
     #[inline]
     fn slot(&mut self, index: u32) -> usize {
-        if let Some(i) = self.first.iter().position(|&f| f == index) {
-            return i;
+        match self.find(index) {
+            Some(i) => i,
+            None => self.add(index),
         }
-        if let Some(&s) = self.slot_of.get(index as usize) {
-            if s != 0 {
-                return s as usize - 1;
-            }
-        }
-        self.add(index)
     }
 
     /// Hints the slot [`PortTally::slot`] will find for input `index`.
     #[inline(always)]
     pub(super) fn prefetch_slot(&self, index: u32) {
-        let s = match self.first.iter().position(|&f| f == index) {
-            Some(i) => i,
-            None => match self.slot_of.get(index as usize) {
-                Some(&s) if s != 0 => s as usize - 1,
-                _ => return,
-            },
-        };
-        crate::engine::prefetch(self.inputs.as_ptr().wrapping_add(s));
+        if let Some(s) = self.find(index) {
+            crate::engine::prefetch(self.inputs.as_ptr().wrapping_add(s));
+        }
     }
 
     #[inline(never)]

@@ -218,6 +218,7 @@ impl Simulation {
                 NodeKind::Host => Arrival::Host,
             })
             .collect();
+        let prefetch = net.ports.len() >= prefetch::PREFETCH_PORTS;
         let mut sim = Simulation {
             drops,
             arrive,
@@ -261,10 +262,9 @@ impl Simulation {
             handshake: true,
             start_order,
             started: 0,
-            prefetch: false,
+            prefetch,
             ahead: (u32::MAX, 0),
         };
-        sim.prefetch = sim.net.ports.len() >= prefetch::PREFETCH_PORTS;
         sim.next_start();
         sim
     }

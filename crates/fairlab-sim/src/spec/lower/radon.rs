@@ -15,8 +15,24 @@ use crate::spec::radon::{
     DEFAULT_PERIOD,
 };
 use crate::spec::workloads::UdpSpec;
+use crate::spec::ScenarioError;
 use crate::units::{Time, PS_PER_SEC};
 use fairlab_radon_core as core;
+
+/// The capacity of workload `wi`'s path: the slowest of its ports'
+/// `rates_bps`; refused in one line when there is no port of positive rate.
+pub fn bottleneck_bps(
+    wi: usize,
+    rates_bps: impl Iterator<Item = u64>,
+) -> Result<u64, ScenarioError> {
+    match rates_bps.min() {
+        Some(c) if c > 0 => Ok(c),
+        _ => Err(ScenarioError::new(
+            format!("workload[{wi}].dst"),
+            "has no path of positive rate from the source; expected linked hosts",
+        )),
+    }
+}
 
 /// What a stream's reservation and pacing come to on its path.
 #[derive(Clone, Copy, Debug, PartialEq)]

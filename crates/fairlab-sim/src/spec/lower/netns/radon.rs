@@ -17,7 +17,7 @@
 //! namespaces share one clock (`skew_ppm`), and the agent draws its own
 //! window dispatch offsets.
 
-use crate::spec::lower::radon::{configs, plan as stream_plan};
+use crate::spec::lower::radon::{bottleneck_bps, configs, plan as stream_plan};
 use crate::spec::radon::{RadonResponse, StampPoint};
 use crate::spec::workloads::{Transport, UdpSpec, WorkloadSpec};
 use crate::spec::{Scenario, ScenarioError};
@@ -106,17 +106,7 @@ pub(super) fn lower(
                 )
             },
         )?;
-        let capacity = ports
-            .iter()
-            .map(|&p| view.port_rate_bps[p])
-            .min()
-            .unwrap_or(0);
-        if capacity == 0 {
-            return Err(ScenarioError::new(
-                format!("workload[{wi}].dst"),
-                "has no path of positive rate from the source; expected linked hosts",
-            ));
-        }
+        let capacity = bottleneck_bps(wi, ports.iter().map(|&p| view.port_rate_bps[p]))?;
         let p = stream_plan(u, &s, capacity as f64, framing);
         let (sender, receiver) = configs(&p, &s, sc.metrics.radon_series);
         if s.admission {

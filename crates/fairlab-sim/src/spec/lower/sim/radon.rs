@@ -16,7 +16,7 @@
 
 use crate::net::PortId;
 use crate::sim::Simulation;
-use crate::spec::lower::radon::{configs, plan, Plan};
+use crate::spec::lower::radon::{bottleneck_bps, configs, plan, Plan};
 use crate::spec::radon::{RadonResponse, RadonSettings};
 use crate::spec::workloads::WorkloadSpec;
 use crate::spec::{Scenario, ScenarioError};
@@ -68,17 +68,7 @@ pub(super) fn install(sc: &Scenario, sim: &mut Simulation) -> Result<(), Scenari
         };
         let s = sc.radon.overridden_by(u.radon.as_ref()).settings();
         let path = forward_path(sim, e);
-        let capacity = path
-            .iter()
-            .map(|&p| sim.net.serving_rate(p).get())
-            .min()
-            .unwrap_or(0);
-        if capacity == 0 {
-            return Err(ScenarioError::new(
-                format!("workload[{wi}].dst"),
-                "has no path of positive rate from the source; expected linked hosts",
-            ));
-        }
+        let capacity = bottleneck_bps(wi, path.iter().map(|&p| sim.net.serving_rate(p).get()))?;
         let p = plan(u, &s, capacity as f64, framing);
         let (sender, receiver) = ends(&p, &s, start, sc.metrics.radon_series);
         let reserved = Reserved {
