@@ -480,9 +480,12 @@ fn a_k48_fat_tree_fits_the_default_limits_and_builds() {
     }
     let sim = build(&sc, None).unwrap();
     assert_eq!(sim.net.nodes.len(), 27_648 + 2_880);
-    // FIB state: 4 bytes per (switch, host), as estimated.
+    // FIB state: 4 bytes per (switch, edge switch: the 1,152 groups of
+    // hosts hanging off one switch), plus one local entry per host at its
+    // edge switch and each host's place (8 bytes); within the estimate.
     let fib = sim.net.route_state_bytes() as u64;
-    assert!(fib >= 4 * 2_880 * 27_648 && fib < mem, "{fib}");
+    assert!(fib >= 4 * 2_880 * 1_152 + 12 * 27_648, "{fib}");
+    assert!(fib < 16 << 20 && fib < mem, "{fib}");
 }
 
 /// The event loop's prefetching (on for networks of 256 ports or more) is

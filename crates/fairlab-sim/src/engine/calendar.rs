@@ -229,8 +229,13 @@ impl<E: Copy> Calendar<E> {
         self.shift = gap.saturating_mul(PER_BUCKET).ilog2().min(48);
         // Wider buckets rather than a window too short for the spread
         // (a k = 48 fat tree: 10^5 pending over a few microseconds),
-        // which would send most entries through the far heap.
-        let span = last - first;
+        // which would send most entries through the far heap. The spread
+        // of all but the latest 1/64: a few entries far ahead (a packet
+        // event a millisecond out) would otherwise widen every bucket to
+        // thousands of entries, each push a walk through the current one.
+        let p = (n - n / 64).max(1) - 1;
+        let (_, tail, _) = entries.select_nth_unstable_by_key(p, |e| e.key);
+        let span = tail.time().0 - first;
         if span >> self.shift >= MAX_BUCKETS {
             self.shift = (span / MAX_BUCKETS).ilog2() + 1;
         }

@@ -211,7 +211,7 @@ impl<E: Copy> Near<E> {
     fn push_slow(&mut self, e: Entry<E>) {
         if !self.sorted {
             if self.cal.is_due(&e) {
-                self.insert_sorted(e);
+                self.insert_in_bucket(e);
             } else {
                 self.cal.put(e);
                 if self.head == self.v.len() {
@@ -236,7 +236,8 @@ impl<E: Copy> Near<E> {
         self.insert_sorted(e);
     }
 
-    /// Inserts `e` into the sorted array, walking back from its end.
+    /// Inserts `e` into the sorted array (sorted mode: at most
+    /// `TO_CALENDAR` pending), walking back from its end.
     fn insert_sorted(&mut self, e: Entry<E>) {
         if self.head >= TO_CALENDAR {
             // Reclaim the popped front now and then: a copy of at most
@@ -249,6 +250,32 @@ impl<E: Copy> Near<E> {
             i -= 1;
         }
         self.v.insert(i, e);
+    }
+
+    /// Inserts `e` into the current bucket (calendar mode), moving the
+    /// shorter side: the entries after it, or those before it into the
+    /// popped front (the array is cleared when it runs dry, so the front
+    /// is reclaimed only when the array would grow).
+    ///
+    /// A phase-locked network (a fat tree's equal links, every flow
+    /// started at once) puts a thousand events at one instant. A
+    /// transmission's end scheduled late at its reserved place (see
+    /// `sim::Simulation::start_tx`) goes in near the front of them: a walk
+    /// back from the end crossed hundreds.
+    fn insert_in_bucket(&mut self, e: Entry<E>) {
+        if self.head >= TO_CALENDAR && self.v.len() == self.v.capacity() {
+            self.v.drain(..self.head);
+            self.head = 0;
+        }
+        let n = self.v.len();
+        let i = self.head + self.v[self.head..].partition_point(|x| x.key < e.key);
+        if self.head > 0 && i - self.head < n - i {
+            self.v.copy_within(self.head..i, self.head - 1);
+            self.head -= 1;
+            self.v[i - 1] = e;
+        } else {
+            self.v.insert(i, e);
+        }
     }
 
     #[inline]

@@ -244,6 +244,14 @@ impl Network {
         self.routes.set_tier(self.nodes.len(), node, tier);
     }
 
+    /// Switch tables indexed by destination group (`Some(true)`) or by
+    /// destination host (`Some(false)`), before
+    /// [`Network::compute_routes`]; `None` (the default) chooses by size.
+    /// The routes are the same either way.
+    pub fn set_group_fibs(&mut self, on: Option<bool>) {
+        self.routes.set_group_fibs(on);
+    }
+
     /// Equal-length routing (see `routing.rs`), before
     /// [`Network::compute_routes`].
     pub fn set_equal_length(&mut self, on: bool) {

@@ -27,6 +27,7 @@ use super::limits::{
 };
 use super::queues::Discipline;
 use super::routing::PathsName;
+use super::topology::TopologySpec;
 use super::{Resolved, Scenario};
 use crate::units::{Bytes, Time, PS_PER_SEC};
 use crate::vocab::BufferLimit;
@@ -69,6 +70,8 @@ fn workload_costs(sc: &Scenario, r: &Resolved) -> Vec<WorkloadCost> {
         .slowest_rate()
         .min(sc.slowest_shaper().unwrap_or(topo.slowest_rate()))
         .get();
+    // Once, not per workload: on a graph it looks at every host's link.
+    let access = topo.access_rate().get();
     sc.workloads
         .iter()
         .enumerate()
@@ -84,7 +87,7 @@ fn workload_costs(sc: &Scenario, r: &Resolved) -> Vec<WorkloadCost> {
                 send_jitter: sc.host.send_jitter,
                 forwarding_jitter: sc.switch.forwarding_jitter,
                 slowest,
-                access: topo.access_rate().get(),
+                access,
             })
         })
         .collect()
@@ -471,15 +474,21 @@ fn memory(sc: &Scenario, r: &Resolved, conns: u64, udp_flows: u64, est: &mut Est
     });
     pcap_memory(sc, est);
     let nodes = hosts + switches;
-    // Routing: a FIB entry per (switch, host), a route per node, and
-    // while routes are computed a hop count per (switch, switch).
+    // Routing: a FIB entry per (switch, group of hosts hanging off the
+    // same switches) and per (switch, host attached to it), a route per
+    // node, each host's place in its group, and while routes are computed
+    // a hop count per (switch, switch).
+    let groups = host_groups(topo, hosts, switches);
     est.memory.push(Term {
         value: ROUTE_BYTES
-            .saturating_mul(hosts.saturating_add(switches))
+            .saturating_mul(groups.saturating_add(switches))
             .saturating_mul(switches)
-            .saturating_add(ROUTE_BYTES.saturating_mul(nodes)),
+            .saturating_add(
+                ROUTE_BYTES.saturating_mul(nodes.saturating_add(host_links(topo, hosts))),
+            )
+            .saturating_add(8u64.saturating_mul(hosts)),
         path: "topology".into(),
-        how: format!("routing tables of {switches} switches x {hosts} hosts"),
+        how: format!("routing tables of {switches} switches x {groups} groups of hosts"),
     });
     // A graph's own description (names, links, adjacency) and the
     // simulator's nodes and ports: about a kilobyte per host and per
@@ -650,4 +659,38 @@ fn limits_max_packets(sc: &Scenario, smallest: Bytes) -> u64 {
         .map(|l| l.max_packets(smallest))
         .max()
         .unwrap_or(0)
+}
+
+/// How many groups of hosts (hosts hanging off the same set of switches)
+/// the routing tables are indexed by: counted on a graph; a star's and a
+/// dumbbell's hosts each hang off one of their switches.
+fn host_groups(topo: &TopologySpec, hosts: u64, switches: u64) -> u64 {
+    match topo.graph() {
+        Some(g) if !g.hosts.is_empty() => {
+            let n = g.hosts.len() as u32;
+            let mut sets: std::collections::HashSet<Vec<u32>> = Default::default();
+            for h in 0..g.hosts.len() {
+                let mut at: Vec<u32> = g.adj[h]
+                    .iter()
+                    .map(|&(v, _)| v)
+                    .filter(|&v| v >= n)
+                    .collect();
+                at.sort_unstable();
+                at.dedup();
+                sets.insert(at);
+            }
+            sets.len() as u64
+        }
+        _ => hosts.min(switches.max(1)),
+    }
+}
+
+/// Links from hosts (each a local FIB entry at the switch it reaches).
+fn host_links(topo: &TopologySpec, hosts: u64) -> u64 {
+    match topo.graph() {
+        Some(g) if !g.hosts.is_empty() => {
+            g.adj[..g.hosts.len()].iter().map(|a| a.len() as u64).sum()
+        }
+        _ => hosts,
+    }
 }
