@@ -46,6 +46,16 @@ def test_fairlab_run_shows_the_estimate_and_an_eta_before_a_long_run(capsys):
     assert "estimate: about" in err and "packet-hops" in err and "ETA about" in err
 
 
+def test_the_eta_assumes_slower_hops_on_larger_networks():
+    speeds = [cli_run.eta_speed(p) for p in (16, 256, 1_000, 6_144, 50_000, 165_888, 10**6)]
+    assert speeds == sorted(speeds, reverse=True)
+    assert speeds[0] == speeds[1] == cli_run.ETA_SPEED[0][1]
+    assert speeds[3] == cli_run.ETA_SPEED[1][1] and speeds[-1] == cli_run.ETA_SPEED[-1][1]
+    est = json.loads(_core.estimate_json(_as_json(fat_tree_permutation(8, duration="1ms"))))
+    # k = 8: 80 switches of 8 ports, and 128 hosts.
+    assert est["ports"] == 80 * 8 + 128
+
+
 def test_a_short_run_starts_without_a_word(capsys):
     cli_run.show_estimate(incast(2, block="64KiB", rounds=2))
     assert capsys.readouterr().err == ""

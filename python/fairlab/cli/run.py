@@ -8,13 +8,32 @@ import sys
 
 from .common import UsageError, check_out_dir, read_scenario, seconds, seed, warn
 
-# Packet-hops per second the ETA assumes: about the k = 16 fat tree's rate
-# on an idle machine of the CI's kind (2-vCPU AMD EPYC: 1.02 M before issue
-# 23, BENCHMARKS.md), the slowest per hop of the measured workloads; small
-# topologies run up to 6 times faster, a shared machine slower.
-ETA_PACKET_HOPS_PER_S = 1.0e6
+# Packet-hops per CPU-second the ETA assumes, by the network's output ports:
+# a hop costs more once a network's ports, queues and tables outgrow the
+# caches. Medians measured on an idle machine of the CI's kind (2-vCPU AMD
+# EPYC) with `fairlab bench --scale` and the fat_tree example
+# (BENCHMARKS.md, "Scale"), rounded down: the incast (under 256 ports),
+# a k = 16 fat tree (6,144 ports), a k = 48 one (165,888). Between two
+# points the speed is interpolated on the logarithm of the ports; a shared
+# or slower machine runs slower.
+ETA_SPEED = ((256, 4.0e6), (6_144, 1.5e6), (165_888, 0.7e6))
 # Runs estimated shorter than this start without a word.
 ETA_SHOWN_FROM_S = 2.0
+
+
+def eta_speed(ports: int) -> float:
+    """Packet-hops per second the ETA assumes for a network of `ports`."""
+    import math
+
+    (p0, s0), *rest = ETA_SPEED
+    if ports <= p0:
+        return s0
+    for p1, s1 in rest:
+        if ports <= p1:
+            f = math.log(ports / p0) / math.log(p1 / p0)
+            return s0 * (s1 / s0) ** f
+        p0, s0 = p1, s1
+    return s0
 
 
 def show_estimate(sc: dict) -> None:
@@ -26,13 +45,15 @@ def show_estimate(sc: dict) -> None:
     from .. import _as_json, _core
 
     est = json.loads(_core.estimate_json(_as_json(sc)))
-    eta_s = est["packet_hops"] / ETA_PACKET_HOPS_PER_S
+    speed = eta_speed(est["ports"])
+    eta_s = est["packet_hops"] / speed
     if eta_s < ETA_SHOWN_FROM_S:
         return
     print(
         f"fairlab: estimate: about {est['packet_hops']:.2g} packet-hops, "
         f"{est['events']:.2g} events, {est['memory_bytes'] / 2**20:.0f} MiB; "
-        f"ETA about {eta_s:.0f} s at {ETA_PACKET_HOPS_PER_S / 1e6:.1f} M packet-hops/s",
+        f"ETA about {eta_s:.0f} s at {speed / 1e6:.1f} M packet-hops/s "
+        f"({est['ports']} ports)",
         file=sys.stderr,
     )
 

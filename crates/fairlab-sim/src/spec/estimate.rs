@@ -44,6 +44,11 @@ pub(super) fn of(sc: &Scenario, r: &Resolved) -> Estimate {
     let conns: u64 = costs.iter().map(|c| c.connections).sum();
     let udp_flows: u64 = costs.iter().map(|c| c.udp_flows).sum();
     est.flows = conns + udp_flows;
+    let hosts = r.hosts.len() as u64;
+    est.ports = sc
+        .topology
+        .switch_ports(hosts)
+        .saturating_add(host_links(&sc.topology, hosts));
     // How long the run lasts: its duration, or when the last TCP workload
     // is done.
     est.horizon = sc.duration.unwrap_or_else(|| {

@@ -166,6 +166,9 @@ pub struct Estimate {
     pub series_rows: Vec<Term>,
     pub memory: Vec<Term>,
     pub flows: u64,
+    /// Output ports (switches' and hosts'): what a packet-hop's cost grows
+    /// with, past the caches (the ETA's speed depends on it).
+    pub ports: u64,
     /// How long the run lasts: its duration, or (without one) an estimate.
     pub horizon: Time,
 }
@@ -243,6 +246,7 @@ impl Estimate {
             "memory_bytes": self.memory(),
             "series_rows": self.series_rows(),
             "flows": self.flows,
+            "ports": self.ports,
             "horizon_ps": self.horizon.0,
             "packet_hops_bound": self.packet_hops_bound(),
             "events_bound": self.events_bound(),
