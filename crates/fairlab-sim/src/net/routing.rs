@@ -62,8 +62,11 @@ const NONE: u32 = u32::MAX;
 /// their entries start at this offset (the low bits) in the FIB's `local`.
 const LOCAL: u32 = 1 << 30;
 /// Switch tables are indexed by group once tables by host would take
-/// more than this altogether.
-const GROUP_FIBS_FROM_BYTES: u64 = 256 << 10;
+/// more than this altogether: a quarter of the last-level cache of the
+/// machines measured (32 MiB). Below it the tables by host stay cached and
+/// save the group lookup (a k = 16 fat tree's are 1.3 MB; see
+/// BENCHMARKS.md, "Third pass").
+const GROUP_FIBS_FROM_BYTES: u64 = 8 << 20;
 
 /// A node's forwarding table.
 ///
@@ -421,8 +424,8 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
             .map_or(u32::MAX, |x| x.saturating_add(1))
     };
 
-    // Tables by group where tables by host would outgrow the second-level
-    // cache; by host otherwise (one lookup fewer per hop: the incast).
+    // Tables by group where tables by host would outgrow the caches; by
+    // host otherwise (one lookup fewer per hop).
     let by_group = prev
         .group_fibs
         .unwrap_or(4 * h as u64 * s as u64 > GROUP_FIBS_FROM_BYTES);
