@@ -15,7 +15,7 @@ pub mod topology;
 
 pub use crate::packet::NodeId;
 pub use port::{Port, PortStats};
-pub use routing::Selection;
+pub use routing::{Selection, GROUP_FIBS_FROM_BYTES};
 pub use shaper::Shaper;
 
 use crate::packet::{Addr, Packet};

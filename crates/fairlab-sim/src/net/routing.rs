@@ -66,7 +66,7 @@ const LOCAL: u32 = 1 << 30;
 /// machines measured (32 MiB). Below it the tables by host stay cached and
 /// save the group lookup (a k = 16 fat tree's are 1.3 MB; see
 /// BENCHMARKS.md, "Third pass").
-const GROUP_FIBS_FROM_BYTES: u64 = 8 << 20;
+pub const GROUP_FIBS_FROM_BYTES: u64 = 8 << 20;
 
 /// A node's forwarding table.
 ///

@@ -479,21 +479,33 @@ fn memory(sc: &Scenario, r: &Resolved, conns: u64, udp_flows: u64, est: &mut Est
     });
     pcap_memory(sc, est);
     let nodes = hosts + switches;
-    // Routing: a FIB entry per (switch, group of hosts hanging off the
-    // same switches) and per (switch, host attached to it), a route per
-    // node, each host's place in its group, and while routes are computed
-    // a hop count per (switch, switch).
-    let groups = host_groups(topo, hosts, switches);
-    est.memory.push(Term {
-        value: ROUTE_BYTES
-            .saturating_mul(groups.saturating_add(switches))
+    // Routing: a FIB entry per (switch, host), or, where those tables
+    // would pass `GROUP_FIBS_FROM_BYTES`, per (switch, group of hosts
+    // hanging off the same switches) and per (switch, host attached to
+    // it) with each host's place in its group; a route per node; and
+    // while routes are computed a hop count per (switch, switch).
+    let by_host = ROUTE_BYTES.saturating_mul(hosts).saturating_mul(switches);
+    let (tables, how) = if by_host > crate::net::GROUP_FIBS_FROM_BYTES {
+        let groups = host_groups(topo, hosts, switches);
+        let bytes = ROUTE_BYTES
+            .saturating_mul(groups)
             .saturating_mul(switches)
+            .saturating_add(ROUTE_BYTES.saturating_mul(host_links(topo, hosts)))
+            .saturating_add(8u64.saturating_mul(hosts));
+        (bytes, format!("{groups} groups of hosts"))
+    } else {
+        (by_host, format!("{hosts} hosts"))
+    };
+    est.memory.push(Term {
+        value: tables
             .saturating_add(
-                ROUTE_BYTES.saturating_mul(nodes.saturating_add(host_links(topo, hosts))),
+                ROUTE_BYTES
+                    .saturating_mul(switches)
+                    .saturating_mul(switches),
             )
-            .saturating_add(8u64.saturating_mul(hosts)),
+            .saturating_add(ROUTE_BYTES.saturating_mul(nodes)),
         path: "topology".into(),
-        how: format!("routing tables of {switches} switches x {groups} groups of hosts"),
+        how: format!("routing tables of {switches} switches x {how}"),
     });
     // A graph's own description (names, links, adjacency) and the
     // simulator's nodes and ports: about a kilobyte per host and per
