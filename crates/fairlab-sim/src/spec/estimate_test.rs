@@ -297,3 +297,32 @@ fn forwarding_jitter_and_nic_disciplines_count_in_the_estimate() {
     let calm = jittered.replace("1000s", "0s");
     Scenario::from_json_str(&calm).expect("accepted without the jitter");
 }
+
+/// Found by the fuzzer (seed 30, case 12035): a Radon stream at 5 Mb/s with
+/// a 100,000 s period released its whole period's budget (about 6e10
+/// datagrams) when it started, and the run asked for 2.9 GB at once
+/// before any limit saw it. The estimate now counts a period's budget on
+/// top of the rate over the run: the stream is refused at its own field.
+/// With the default 10 ms period the same stream runs.
+#[test]
+fn a_radon_period_beyond_the_run_counts_its_burst() {
+    let stream = |period: &str| {
+        format!(
+            r#"{{"duration": "50ms", "topology": {{"kind": "star", "hosts": 2, "rate": "10Gbps", "delay": "10us"}},
+            "workload": [{{"kind": "udp", "transport": "radon", "src": "h0", "dst": "h1", "rate": "5Mbps"{period}}}]}}"#
+        )
+    };
+    refused(
+        "a Radon period of 100,000 s",
+        &stream(r#", "period": "100000s""#),
+        "workload[0].rate",
+        "max_packets",
+    );
+    let sc = Scenario::from_json_str(&stream("")).expect("the default period runs");
+    let est = sc.resolve().expect("valid").estimate;
+    // 5 Mb/s for 50 ms and one 10 ms period more, in 1,500-byte datagrams
+    // or smaller, and the feedback: a few dozen packets.
+    assert!((20..200).contains(&est.packets()), "{}", est.packets());
+    let mut sim = build(&sc, None).expect("builds");
+    sim.run();
+}

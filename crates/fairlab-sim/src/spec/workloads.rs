@@ -1165,7 +1165,16 @@ impl Estimated for UdpSpec {
             || (self.utilization.unwrap_or(1.0).clamp(0.0, 1.0) * cx.access as f64) as u64,
             |r| r.get(),
         );
-        let mut value = mul_div(rate, time.0, 8 * PS_PER_SEC * size.get().max(1));
+        // A Radon sender releases a period's budget (rate x period) when the
+        // period starts (the window responses send it at once), so by any
+        // time it may have sent one period's more than the rate gives: a
+        // period far beyond the run is a large burst, not a quiet stream.
+        let budget_time = if self.transport == Some(Transport::Radon) {
+            time.saturating_add(self.period.unwrap_or(super::radon::DEFAULT_PERIOD))
+        } else {
+            time
+        };
+        let mut value = mul_div(rate, budget_time.0, 8 * PS_PER_SEC * size.get().max(1));
         if let Some(n) = self.packets {
             value = value.min(n);
         }
