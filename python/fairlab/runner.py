@@ -67,6 +67,8 @@ class TasksFailed(RuntimeError):
 #: kill -9) with the runs it had not returned; then each run left is run in a
 #: process of its own, and one whose process dies again is reported as failed.
 POOL_RESTARTS = 2
+# How often a pool with nothing finished checks that its workers live.
+POOL_POLL_S = 1.0
 #: How long the store writer waits for more finished runs to store with one:
 #: a process killed at any moment loses at most the runs of this last interval
 #: (never a half-written run).
@@ -87,6 +89,16 @@ def _ignore_sigint() -> None:
     # Ctrl-C reaches every process of the terminal's group: the parent
     # handles it for the whole sweep (see _stop), not each worker on its own.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+def _lost_a_worker(pool: Any) -> bool:
+    """Whether a process of `pool` has ended, or none is left (False where
+    the pool does not show its processes)."""
+    procs = getattr(pool, "_processes", False)
+    if procs is False:
+        return False
+    procs = list((procs or {}).values())
+    return not procs or any(p.exitcode is not None for p in procs)
 
 
 def _stop(pool: Any) -> None:
@@ -330,7 +342,15 @@ def _pool_round(workers: int, units: list[_Unit], done: Any, store: bool) -> lis
             broken.extend(units[len(futs) :])
         waiting = set(futs)
         while waiting:
-            finished, waiting = wait(waiting, return_when=FIRST_COMPLETED)
+            finished, waiting = wait(waiting, timeout=POOL_POLL_S, return_when=FIRST_COMPLETED)
+            if not finished and _lost_a_worker(pool):
+                # CPython's pool can miss a worker killed while it was being
+                # started or handed work, and then its futures wait for ever
+                # (seen in CI: test_a_worker_killed_mid_sweep_is_survived
+                # hung with no worker left). What is left goes to the next pool.
+                broken.extend(futs[f] for f in waiting)
+                _stop(pool)
+                return broken
             for f in finished:
                 u = futs[f]
                 try:
