@@ -94,10 +94,9 @@ def _ignore_sigint() -> None:
 def _lost_a_worker(pool: Any) -> bool:
     """Whether a process of `pool` has ended, or none is left (False where
     the pool does not show its processes)."""
-    procs = getattr(pool, "_processes", False)
-    if procs is False:
+    if not hasattr(pool, "_processes"):
         return False
-    procs = list((procs or {}).values())
+    procs = list((pool._processes or {}).values())
     return not procs or any(p.exitcode is not None for p in procs)
 
 

@@ -10,12 +10,13 @@ from .common import UsageError, check_out_dir, read_scenario, seconds, seed, war
 
 # Packet-hops per CPU-second the ETA assumes, by the network's output ports:
 # a hop costs more once a network's ports, queues and tables outgrow the
-# caches. Medians measured on an idle machine of the CI's kind (2-vCPU AMD
-# EPYC) with `fairlab bench --scale` and the fat_tree example
-# (BENCHMARKS.md, "Scale"), rounded down: the incast (under 256 ports),
-# a k = 16 fat tree (6,144 ports), a k = 48 one (165,888). Between two
-# points the speed is interpolated on the logarithm of the ports; a shared
-# or slower machine runs slower.
+# caches. Measured on a machine of the CI's kind (2-vCPU AMD EPYC) with
+# `fairlab bench --scale --quick`, `speed` and the fat_tree example
+# (BENCHMARKS.md, "Scale"; single runs with our own jobs on the other core,
+# about ±25 % apart run to run) and rounded down: the incast (under 256
+# ports), a k = 16 fat tree (6,144 ports), a k = 48 one (165,888). Between
+# two points the speed is interpolated on the logarithm of the ports; a
+# shared or slower machine runs slower.
 ETA_SPEED = ((256, 4.0e6), (6_144, 1.5e6), (165_888, 0.7e6))
 # Runs estimated shorter than this start without a word.
 ETA_SHOWN_FROM_S = 2.0

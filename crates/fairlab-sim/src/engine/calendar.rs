@@ -230,9 +230,10 @@ impl<E: Copy> Calendar<E> {
         // Wider buckets rather than a window too short for the spread
         // (a k = 48 fat tree: 10^5 pending over a few microseconds),
         // which would send most entries through the far heap. The spread
-        // of all but the latest 1/64: a few entries far ahead (a packet
-        // event a millisecond out) would otherwise widen every bucket to
-        // thousands of entries, each push a walk through the current one.
+        // of all but the latest 1/64, so that a few entries far ahead do
+        // not widen every bucket (a guard: the crowded buckets measured at
+        // k = 48 were one instant's events, which no width splits; see
+        // `Near::insert_in_bucket`).
         let p = (n - n / 64).max(1) - 1;
         let (_, tail, _) = entries.select_nth_unstable_by_key(p, |e| e.key);
         let span = tail.time().0 - first;

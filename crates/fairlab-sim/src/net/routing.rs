@@ -90,6 +90,17 @@ struct Fib {
     spray: u32,
 }
 
+/// A group's entry `e` as seen by the group's host `slot`: its own entry
+/// in `local` where the group hangs off this switch, else `e` itself.
+#[inline(always)]
+fn resolve_local(e: u32, local: &[u32], slot: u32) -> u32 {
+    if e & (TAG | LOCAL) == LOCAL {
+        local[((e & !LOCAL) + slot) as usize]
+    } else {
+        e
+    }
+}
+
 impl Fib {
     /// The entry toward host index `dst_host`; `place` gives each host's
     /// group and slot in it.
@@ -99,12 +110,7 @@ impl Fib {
             return self.entries[dst_host as usize];
         }
         let (group, slot) = place[dst_host as usize];
-        let e = self.entries[group as usize];
-        if e & (TAG | LOCAL) == LOCAL {
-            self.local[((e & !LOCAL) + slot) as usize]
-        } else {
-            e
-        }
+        resolve_local(self.entries[group as usize], &self.local, slot)
     }
 
     /// Where [`Fib::entry`] first reads.
@@ -431,7 +437,6 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
         .unwrap_or(4 * h as u64 * s as u64 > GROUP_FIBS_FROM_BYTES);
     let mut out = Routes {
         route_of: vec![NONE; n],
-        place: if by_group { place.clone() } else { Vec::new() },
         group_fibs: prev.group_fibs,
         chosen: Vec::new(),
         ..Routes::default()
@@ -539,14 +544,7 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
                 if !by_group {
                     entries = place
                         .iter()
-                        .map(|&(g, slot)| {
-                            let e = entries[g as usize];
-                            if e & (TAG | LOCAL) == LOCAL {
-                                local[((e & !LOCAL) + slot) as usize]
-                            } else {
-                                e
-                            }
-                        })
+                        .map(|&(g, slot)| resolve_local(entries[g as usize], &local, slot))
                         .collect();
                     local = Vec::new();
                 }
@@ -560,6 +558,9 @@ pub(super) fn compute(net: &Network, prev: Routes) -> Routes {
                 });
             }
         }
+    }
+    if by_group {
+        out.place = place;
     }
     if prev.equal_length {
         // Climbing sets: each switch's ports to the tier above; a packet
