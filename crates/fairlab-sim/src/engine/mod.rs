@@ -18,17 +18,25 @@ pub use rng::{stream_seed, Rng};
 pub fn prefetch_bytes<T>(r: *const T, bytes: usize) {
     #[cfg(target_arch = "x86_64")]
     {
-        let start = r as usize & !63;
-        let end = r as usize + bytes.max(1);
-        let mut line = start;
-        while line < end {
+        // One hint every 64 bytes from the start, and one at the last byte:
+        // that reaches every line the bytes span, however they are aligned,
+        // in a count fixed by `bytes` alone, so that for a type's size the
+        // loop unrolls into bare prefetches (a line hinted twice costs
+        // nothing more).
+        let hint = |a: *const u8| {
             // SAFETY: a prefetch never faults and reads nothing visible;
             // the address is only a hint.
             unsafe {
-                core::arch::x86_64::_mm_prefetch(line as *const i8, core::arch::x86_64::_MM_HINT_T0)
-            };
-            line += 64;
+                core::arch::x86_64::_mm_prefetch(a as *const i8, core::arch::x86_64::_MM_HINT_T0)
+            }
+        };
+        let (r, n) = (r as *const u8, bytes.max(1));
+        let mut off = 0;
+        while off < n {
+            hint(r.wrapping_add(off));
+            off += 64;
         }
+        hint(r.wrapping_add(n - 1));
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = (r, bytes);

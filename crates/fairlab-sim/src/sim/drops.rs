@@ -230,6 +230,15 @@ impl PortTally {
         }
     }
 
+    /// Hints what finding an input's slot reads (the first slots'
+    /// indices, the slots' and the dense index's headers), not the
+    /// histograms' headers behind them, which only a run's end reads.
+    #[inline(always)]
+    pub(super) fn prefetch_head(&self) {
+        let head = std::mem::offset_of!(PortTally, run_inputs);
+        crate::engine::prefetch_bytes(self as *const PortTally, head);
+    }
+
     /// Hints the slot [`PortTally::slot`] will find for input `index`.
     #[inline(always)]
     pub(super) fn prefetch_slot(&self, index: u32) {

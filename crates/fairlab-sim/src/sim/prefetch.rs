@@ -6,9 +6,10 @@
 //! and asks the CPU for what they will touch, in stages, since what an
 //! arrival touches depends on what it reads first:
 //!
-//! * [`FAR`] events ahead: the packet of an arrival, and where it arrives;
+//! * [`FAR`] events ahead: the fields of the packet that a switch reads
+//!   ([`HOP_FIELDS`]), and where it arrives;
 //! * [`MID`] ahead: the FIB entry that the (by now cached) packet's
-//!   destination selects;
+//!   destination selects, or, at a host, the rest of the packet;
 //! * [`NEAR`] ahead: the output port it will be routed to, with its
 //!   transmitter and drop tally, or, at a host, the part of the endpoint
 //!   it is delivered to that the delivery touches (a TCP connection's
@@ -16,6 +17,12 @@
 //! * the next event: in the remembered port, the tail of its queue's ring
 //!   and its input's slot of the tally;
 //! * and the port of the next transmission's end, with its ring's front.
+//!
+//! Each line is hinted once: after an event that moved no packet (a
+//! transmission's end, a timer) the stages are skipped unless the packet
+//! events ahead changed, and a waiting transmission's end is hinted once
+//! however many events pass before it (BENCHMARKS.md, "Fourth pass": these
+//! repeats were a third of the hints' instructions).
 //!
 //! Hints only: nothing the simulation reads changes (routing is peeked, not
 //! taken; the remembered port is only prefetched), so results are
@@ -33,6 +40,41 @@ const FAR: usize = 4;
 const MID: usize = 2;
 const NEAR: usize = 1;
 
+/// The bytes of a packet that a switch hop reads or writes (routing,
+/// enqueue, the tally), as (offset, length): a packet spans two or three
+/// cache lines, these fields one or two, and a hint for a line nobody reads
+/// still holds a miss buffer. Computed from the fields, whatever order the
+/// compiler gives them.
+const HOP_FIELDS: (usize, usize) = {
+    use std::mem::offset_of;
+    /// A field's size, from a projection to it (never called).
+    const fn size<F>(_: fn(&Packet) -> &F) -> usize {
+        std::mem::size_of::<F>()
+    }
+    let spans = [
+        (offset_of!(Packet, stamp), size(|p| &p.stamp)),
+        (offset_of!(Packet, flow), size(|p| &p.flow)),
+        (offset_of!(Packet, dst), size(|p| &p.dst)),
+        (offset_of!(Packet, hash), size(|p| &p.hash)),
+        (offset_of!(Packet, payload), size(|p| &p.payload)),
+        (offset_of!(Packet, header), size(|p| &p.header)),
+        (offset_of!(Packet, flags), size(|p| &p.flags)),
+        (offset_of!(Packet, timeout_rtx), size(|p| &p.timeout_rtx)),
+    ];
+    let (mut lo, mut hi, mut i) = (usize::MAX, 0, 0);
+    while i < spans.len() {
+        let (o, n) = spans[i];
+        if o < lo {
+            lo = o;
+        }
+        if o + n > hi {
+            hi = o + n;
+        }
+        i += 1;
+    }
+    (lo, hi - lo)
+};
+
 /// Networks with at least this many ports prefetch.
 pub(super) const PREFETCH_PORTS: usize = 256;
 
@@ -40,14 +82,52 @@ impl Simulation {
     /// Hints the memory of the next few events (see the module comment).
     #[inline(never)]
     pub(super) fn prefetch_ahead(&mut self) {
+        // After an event that was not a packet's (a transmission's end, a
+        // timer), the packet events ahead are mostly those already hinted:
+        // hint them again only if the first or the farthest has changed.
+        let seen = (self.packet_at(0), self.packet_at(FAR));
+        if seen != self.hinted.0 {
+            self.hinted.0 = seen;
+            self.prefetch_packets();
+        }
+        if let Some(&Event::TxDone(p)) = self.events.peek_reserved_event(0) {
+            // The next transmission's end waits while packets pass: hint
+            // its port once.
+            if p != self.hinted.1 {
+                self.hinted.1 = p;
+                self.prefetch_tx_done(p);
+            }
+        }
+    }
+
+    /// The packet of the packet event `ahead` places on (`u32::MAX`: none).
+    #[inline(always)]
+    fn packet_at(&self, ahead: usize) -> u32 {
+        match self.events.peek_packet_event(ahead) {
+            Some(&Event::Arrive { pkt, .. }) => pkt,
+            _ => u32::MAX,
+        }
+    }
+
+    /// The stages of the packet events ahead (see the module comment).
+    #[inline(always)]
+    fn prefetch_packets(&mut self) {
         if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(FAR) {
-            prefetch_bytes(self.packets.slot_ptr(pkt), std::mem::size_of::<Packet>());
+            let (start, len) = HOP_FIELDS;
+            prefetch_bytes(self.packets.slot_ptr(pkt).wrapping_byte_add(start), len);
             prefetch(&self.arrive[port as usize]);
         }
         if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(MID) {
-            if let Arrival::Switch(node) = self.arrive[port as usize] {
-                self.net
-                    .prefetch_route_in(node, self.packets.get(pkt), port);
+            match self.arrive[port as usize] {
+                Arrival::Switch(node) => {
+                    self.net
+                        .prefetch_route_in(node, self.packets.get(pkt), port);
+                }
+                // The endpoint reads the whole segment.
+                Arrival::Host => {
+                    prefetch_bytes(self.packets.slot_ptr(pkt), std::mem::size_of::<Packet>())
+                }
+                Arrival::Delayed => {}
             }
         }
         if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(0) {
@@ -73,12 +153,16 @@ impl Simulation {
                 Arrival::Delayed => {}
             }
         }
-        if let Some(&Event::TxDone(p)) = self.events.peek_reserved_event(0) {
-            if let Some(port) = self.net.ports.get(p as usize) {
-                prefetch(port);
-                if let Some((_, front)) = port.queue.ring_ends() {
-                    prefetch(front);
-                }
+    }
+
+    /// What the transmission's end at port `p` reads: the port, and the
+    /// front of its queue's ring.
+    #[inline(always)]
+    fn prefetch_tx_done(&self, p: PortId) {
+        if let Some(port) = self.net.ports.get(p as usize) {
+            prefetch(port);
+            if let Some((_, front)) = port.queue.ring_ends() {
+                prefetch(front);
             }
         }
     }
@@ -94,7 +178,7 @@ impl Simulation {
         ) {
             prefetch(tx);
             prefetch(port);
-            prefetch(tally);
+            tally.prefetch_head();
         }
     }
 
