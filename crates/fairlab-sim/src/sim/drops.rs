@@ -45,10 +45,12 @@ pub const INPUT_MASK: u64 = (1 << INPUT_BITS) - 1;
 /// The input of a host's own packets (its NIC's queue is not counted).
 pub const HOST_INPUT: u32 = INPUT_MASK as u32;
 
-/// One input port of one output port: what an arrival updates, small
-/// (56 bytes) so that the inputs a port searches share few cache lines;
-/// the histograms, written only when a run ends, apart behind a box.
+/// One input port of one output port: what an arrival updates, in one
+/// cache line of its own (56 bytes aligned to 64: unaligned, most slots
+/// straddled two lines, and an arrival read both); the histograms, written
+/// only when a run ends, apart behind a box.
 #[derive(Clone, Debug, Default)]
+#[repr(align(64))]
 pub struct InputStats {
     /// The input's index among the ports entering the switch.
     index: u32,
@@ -77,11 +79,11 @@ struct InputHist {
 }
 
 /// One output port. In C order, what every arrival reads (the first
-/// slots' input indices, the open run, the slots) in the first cache line,
-/// so that finding an input's slot reads that line and then the slot
-/// itself, not every slot it passes.
+/// slots' input indices, the open run, the slots, the dense index) in the
+/// first cache line, aligned, so that finding an input's slot reads that
+/// line and then the slot itself, not every slot it passes.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct PortTally {
     /// The input index of each of the first [`SMALL`] slots (`NO_INPUT`:
     /// none yet).
@@ -90,7 +92,9 @@ pub struct PortTally {
     run: u32,
     pub inputs: Vec<InputStats>,
     /// By input index: slot + 1 (0: not seen); empty while few inputs.
-    slot_of: Vec<u32>,
+    /// A boxed slice (pointer and length): a `Vec`'s capacity would push
+    /// it out of the first line.
+    slot_of: Box<[u32]>,
     /// Slots the open run hit.
     run_inputs: Vec<u32>,
     /// By run length: the port's runs.
@@ -98,6 +102,10 @@ pub struct PortTally {
     /// By run length: runs that hit a single input port.
     pub runs_alone: Vec<u64>,
 }
+
+// What an arrival reads of its port's tally fits the first line.
+const _: () = assert!(std::mem::offset_of!(PortTally, run_inputs) <= 64);
+const _: () = assert!(std::mem::size_of::<InputStats>() == 64);
 
 /// No input has this index (they stay below 2^[`INPUT_BITS`]).
 const NO_INPUT: u32 = u32::MAX;
@@ -108,7 +116,7 @@ impl Default for PortTally {
             first: [NO_INPUT; SMALL],
             run: 0,
             inputs: Vec::new(),
-            slot_of: Vec::new(),
+            slot_of: Box::default(),
             run_inputs: Vec::new(),
             runs: Vec::new(),
             runs_alone: Vec::new(),
@@ -259,7 +267,7 @@ impl PortTally {
         } else {
             let n = self.inputs.iter().map(|s| s.index).max().unwrap_or(0) as usize + 1;
             if self.slot_of.len() < n {
-                self.slot_of.resize(n, 0);
+                self.slot_of = vec![0; n].into_boxed_slice();
             }
             for (i, s) in self.inputs.iter().enumerate() {
                 self.slot_of[s.index as usize] = i as u32 + 1;
