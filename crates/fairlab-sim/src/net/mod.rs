@@ -224,7 +224,28 @@ impl Network {
             .peek(node, dst_host, pkt, climb, || addrs[dst_host as usize])
     }
 
-    /// Hints the FIB entry [`Network::route_in`] will read for `pkt`.
+    /// The first of three routing hints for a packet that will arrive at
+    /// `node` over `from` (see `sim::prefetch`): the destination's host
+    /// index, `node`'s FIB index, whether `from` climbs. Reads only the
+    /// packet.
+    #[inline(always)]
+    pub fn prefetch_route_keys(&self, node: NodeId, pkt: &Packet, from: PortId) {
+        if let Some(h) = self.host_index.get(pkt.dst as usize) {
+            crate::engine::prefetch(h);
+        }
+        self.routes.prefetch_keys(node, from);
+    }
+
+    /// The second: the FIB record, the destination's group and slot.
+    /// Reads what the first hinted.
+    #[inline(always)]
+    pub fn prefetch_route_tables(&self, node: NodeId, pkt: &Packet) {
+        if let Some(&dst_host) = self.host_index.get(pkt.dst as usize) {
+            self.routes.prefetch_tables(node, dst_host);
+        }
+    }
+
+    /// The third: the FIB entry [`Network::route_in`] will read for `pkt`.
     #[inline(always)]
     pub fn prefetch_route_in(&self, node: NodeId, pkt: &Packet, from: PortId) {
         let Some(&dst_host) = self.host_index.get(pkt.dst as usize) else {

@@ -278,6 +278,39 @@ impl Routes {
         self.pool[(start + Self::pick(fib.selection, len, dst_host, pkt, dst_addr)) as usize]
     }
 
+    /// Hints what [`Routes::entry_ptr`] reads before the entry itself:
+    /// `node`'s FIB record, `dst_host`'s group and slot, `node`'s climbing
+    /// entry. Two events before the entry's own hint, so that computing
+    /// its address waits for none of them.
+    #[inline(always)]
+    pub(super) fn prefetch_tables(&self, node: NodeId, dst_host: u32) {
+        use crate::engine::prefetch;
+        if let Some(&r) = self.route_of.get(node as usize) {
+            if let Some(fib) = self.fibs.get(r as usize) {
+                prefetch(fib);
+            }
+        }
+        if let Some(p) = self.place.get(dst_host as usize) {
+            prefetch(p);
+        }
+        if let Some(c) = self.climb.get(node as usize) {
+            prefetch(c);
+        }
+    }
+
+    /// Hints the first reads of routing at `node` for a packet come in
+    /// over `from`: `node`'s FIB index and whether `from` climbs.
+    #[inline(always)]
+    pub(super) fn prefetch_keys(&self, node: NodeId, from: PortId) {
+        use crate::engine::prefetch;
+        if let Some(r) = self.route_of.get(node as usize) {
+            prefetch(r);
+        }
+        if let Some(c) = self.climbs_in.get(from as usize) {
+            prefetch(c);
+        }
+    }
+
     /// Where [`Routes::select`] will read `node`'s FIB entry for
     /// `dst_host`, for a prefetch hint (None: a node's own route).
     #[inline(always)]

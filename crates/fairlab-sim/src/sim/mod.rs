@@ -165,10 +165,8 @@ pub struct Simulation {
     prefetch: bool,
     /// The prefetcher's guess: (packet, the output port it will take).
     ahead: (u32, PortId),
-    /// What the prefetcher last hinted: the packets of the first and the
-    /// farthest packet events it looked at, and the port of the next
-    /// transmission's end.
-    hinted: ((u32, u32), PortId),
+    /// What the prefetcher last hinted.
+    hinted: prefetch::Hinted,
 }
 
 /// What a packet meets at the far end of a port, resolved once per port so
@@ -268,7 +266,7 @@ impl Simulation {
             started: 0,
             prefetch,
             ahead: (u32::MAX, 0),
-            hinted: ((u32::MAX, u32::MAX), PortId::MAX),
+            hinted: prefetch::Hinted::default(),
         };
         sim.next_start();
         sim

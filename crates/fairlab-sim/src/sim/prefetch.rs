@@ -8,15 +8,24 @@
 //!
 //! * [`FAR`] events ahead: the fields of the packet that a switch reads
 //!   ([`HOP_FIELDS`]), and where it arrives;
-//! * [`MID`] ahead: the FIB entry that the (by now cached) packet's
-//!   destination selects, or, at a host, the rest of the packet;
-//! * [`NEAR`] ahead: the output port it will be routed to, with its
-//!   transmitter and drop tally, or, at a host, the part of the endpoint
-//!   it is delivered to that the delivery touches (a TCP connection's
-//!   receiving socket); that output port is remembered (`Simulation::ahead`);
+//! * [`KEYS`] ahead: what routing reads first (the destination's host
+//!   index, the switch's FIB index, whether the input climbs), or, at a
+//!   host, the rest of the packet and the endpoint's first line;
+//! * [`TABLES`] ahead: the switch's FIB record and the destination's group;
+//! * [`MID`] ahead: the FIB entry that those select, or, at a host, the
+//!   part of the endpoint that the delivery touches (a TCP connection's
+//!   receiving socket);
+//! * [`NEAR`] ahead: the output port the packet will be routed to, with
+//!   its transmitter and drop tally; that port is remembered
+//!   (`Simulation::ahead`);
 //! * the next event: in the remembered port, the tail of its queue's ring
 //!   and its input's slot of the tally;
-//! * and the port of the next transmission's end, with its ring's front.
+//! * and the port of the next transmission's end, then its ring's front.
+//!
+//! Each stage reads only lines a stage before it hinted at least one event
+//! earlier: a stage that read a line nobody had hinted waited for memory
+//! there, which at k = 48 was most of the prefetcher's time (BENCHMARKS.md,
+//! "Fourth pass").
 //!
 //! Each line is hinted once: after an event that moved no packet (a
 //! transmission's end, a timer) the stages are skipped unless the packet
@@ -35,10 +44,35 @@ use crate::engine::{prefetch, prefetch_bytes};
 use crate::net::PortId;
 use crate::packet::Packet;
 
-/// How many packet events ahead each stage looks.
-const FAR: usize = 4;
+/// How many packet events ahead each stage looks: each reads only what
+/// the stage before hinted, one event or more earlier, so that no stage
+/// waits for memory itself.
+const FAR: usize = 5;
+const KEYS: usize = 4;
+const TABLES: usize = 3;
 const MID: usize = 2;
 const NEAR: usize = 1;
+
+/// What the prefetcher last hinted (see [`Simulation::prefetch_ahead`]).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Hinted {
+    /// The packets of the first and the farthest packet events looked at.
+    packets: (u32, u32),
+    /// The port of the next transmission's end, and whether its ring's
+    /// front was hinted too.
+    tx_done: PortId,
+    tx_front: bool,
+}
+
+impl Default for Hinted {
+    fn default() -> Self {
+        Hinted {
+            packets: (u32::MAX, u32::MAX),
+            tx_done: PortId::MAX,
+            tx_front: false,
+        }
+    }
+}
 
 /// The bytes of a packet that a switch hop reads or writes (routing,
 /// enqueue, the tally), as (offset, length): a packet spans two or three
@@ -86,17 +120,12 @@ impl Simulation {
         // timer), the packet events ahead are mostly those already hinted:
         // hint them again only if the first or the farthest has changed.
         let seen = (self.packet_at(0), self.packet_at(FAR));
-        if seen != self.hinted.0 {
-            self.hinted.0 = seen;
+        if seen != self.hinted.packets {
+            self.hinted.packets = seen;
             self.prefetch_packets();
         }
         if let Some(&Event::TxDone(p)) = self.events.peek_reserved_event(0) {
-            // The next transmission's end waits while packets pass: hint
-            // its port once.
-            if p != self.hinted.1 {
-                self.hinted.1 = p;
-                self.prefetch_tx_done(p);
-            }
+            self.prefetch_tx_done(p);
         }
     }
 
@@ -117,15 +146,35 @@ impl Simulation {
             prefetch_bytes(self.packets.slot_ptr(pkt).wrapping_byte_add(start), len);
             prefetch(&self.arrive[port as usize]);
         }
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(MID) {
+        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(KEYS) {
+            let packet = self.packets.get(pkt);
             match self.arrive[port as usize] {
-                Arrival::Switch(node) => {
-                    self.net
-                        .prefetch_route_in(node, self.packets.get(pkt), port);
-                }
-                // The endpoint reads the whole segment.
+                Arrival::Switch(node) => self.net.prefetch_route_keys(node, packet, port),
+                // The endpoint reads the whole segment, and first its own
+                // kind, the line before the socket it picks.
                 Arrival::Host => {
-                    prefetch_bytes(self.packets.slot_ptr(pkt), std::mem::size_of::<Packet>())
+                    prefetch_bytes(packet as *const Packet, std::mem::size_of::<Packet>());
+                    let ep = packet.endpoint() as usize;
+                    if ep < self.endpoints.len() {
+                        prefetch_bytes(self.endpoints.as_ptr().wrapping_add(ep), 1);
+                    }
+                }
+                Arrival::Delayed => {}
+            }
+        }
+        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(TABLES) {
+            if let Arrival::Switch(node) = self.arrive[port as usize] {
+                self.net.prefetch_route_tables(node, self.packets.get(pkt));
+            }
+        }
+        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(MID) {
+            let packet = self.packets.get(pkt);
+            match self.arrive[port as usize] {
+                Arrival::Switch(node) => self.net.prefetch_route_in(node, packet, port),
+                Arrival::Host => {
+                    if let Some(ep) = self.endpoints.get(packet.endpoint() as usize) {
+                        ep.prefetch_for(packet);
+                    }
                 }
                 Arrival::Delayed => {}
             }
@@ -138,29 +187,29 @@ impl Simulation {
             }
         }
         if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(NEAR) {
-            let packet = self.packets.get(pkt);
-            match self.arrive[port as usize] {
-                Arrival::Switch(node) => {
-                    let out = self.net.peek_route_in(node, packet, port);
-                    self.ahead = (pkt, out);
-                    self.prefetch_port(out);
-                }
-                Arrival::Host => {
-                    if let Some(ep) = self.endpoints.get(packet.endpoint() as usize) {
-                        ep.prefetch_for(packet);
-                    }
-                }
-                Arrival::Delayed => {}
+            if let Arrival::Switch(node) = self.arrive[port as usize] {
+                let out = self.net.peek_route_in(node, self.packets.get(pkt), port);
+                self.ahead = (pkt, out);
+                self.prefetch_port(out);
             }
         }
     }
 
-    /// What the transmission's end at port `p` reads: the port, and the
-    /// front of its queue's ring.
+    /// The transmission's end at port `p`: its port on the first call, the
+    /// front of its queue's ring (read from the port, by now cached) on the
+    /// next. Reading the ring's place right after hinting the port waited
+    /// for the port's line from memory: 15 % of a k = 48 run's samples.
     #[inline(always)]
-    fn prefetch_tx_done(&self, p: PortId) {
-        if let Some(port) = self.net.ports.get(p as usize) {
+    fn prefetch_tx_done(&mut self, p: PortId) {
+        let Some(port) = self.net.ports.get(p as usize) else {
+            return;
+        };
+        if p != self.hinted.tx_done {
+            self.hinted.tx_done = p;
+            self.hinted.tx_front = false;
             prefetch(port);
+        } else if !self.hinted.tx_front {
+            self.hinted.tx_front = true;
             if let Some((_, front)) = port.queue.ring_ends() {
                 prefetch(front);
             }
