@@ -505,16 +505,20 @@ fn prefetching_leaves_a_large_run_as_it_was() {
     }
     for routing in ["selection = \"ecmp\"", "selection = \"spray\""] {
         let sc = toml(&fat_tree(8, routing, &w));
-        let digests: Vec<String> = [true, false]
+        // Off, in shallow stages (this network's own), in deep ones (those
+        // of networks of 32,768 ports and more).
+        let digests: Vec<String> = [(false, false), (true, false), (true, true)]
             .iter()
-            .map(|&on| {
+            .map(|&(on, deep)| {
                 let mut sim: Simulation = build(&sc, Some(3)).unwrap();
                 sim.set_prefetch(on);
+                sim.set_prefetch_deep(deep);
                 sim.run();
                 assert!(sim.counters.packet_hops > 10_000, "{routing}: a busy run");
                 fairlab_sim::metrics::collect(&sim).digest()
             })
             .collect();
-        assert_eq!(digests[0], digests[1], "{routing}");
+        assert_eq!(digests[0], digests[1], "{routing}: shallow");
+        assert_eq!(digests[0], digests[2], "{routing}: deep");
     }
 }

@@ -245,6 +245,15 @@ impl Network {
         }
     }
 
+    /// The fourth: the next-hop set the entry names. Reads the entry.
+    #[inline(always)]
+    pub fn prefetch_route_set(&self, node: NodeId, pkt: &Packet, from: PortId) {
+        if let Some(&dst_host) = self.host_index.get(pkt.dst as usize) {
+            self.routes
+                .prefetch_set(node, dst_host, self.routes.climbs(from));
+        }
+    }
+
     /// The third: the FIB entry [`Network::route_in`] will read for `pkt`.
     #[inline(always)]
     pub fn prefetch_route_in(&self, node: NodeId, pkt: &Packet, from: PortId) {

@@ -311,6 +311,37 @@ impl Routes {
         }
     }
 
+    /// Hints the next-hop set that `node`'s entry for `dst_host` names
+    /// (read from the entry, hinted before): the set's bounds and its
+    /// first ports.
+    #[inline(always)]
+    pub(super) fn prefetch_set(&self, node: NodeId, dst_host: u32, climb: bool) {
+        use crate::engine::prefetch;
+        let Some(&r) = self.route_of.get(node as usize) else {
+            return;
+        };
+        if r & TAG != 0 {
+            return;
+        }
+        let Some(fib) = self.fibs.get(r as usize) else {
+            return;
+        };
+        let e = if climb {
+            self.climb.get(node as usize).copied().unwrap_or(TAG)
+        } else {
+            fib.entry(dst_host, &self.place)
+        };
+        if e & TAG != 0 {
+            return;
+        }
+        if let Some(&(start, _)) = self.sets.get(e as usize) {
+            prefetch(&self.sets[e as usize]);
+            if let Some(p) = self.pool.get(start as usize) {
+                prefetch(p);
+            }
+        }
+    }
+
     /// Where [`Routes::select`] will read `node`'s FIB entry for
     /// `dst_host`, for a prefetch hint (None: a node's own route).
     #[inline(always)]

@@ -221,6 +221,7 @@ impl Simulation {
             })
             .collect();
         let prefetch = net.ports.len() >= prefetch::PREFETCH_PORTS;
+        let hinted = prefetch::Hinted::new(net.ports.len() >= prefetch::DEEP_PORTS);
         let mut sim = Simulation {
             drops,
             arrive,
@@ -266,7 +267,7 @@ impl Simulation {
             started: 0,
             prefetch,
             ahead: (u32::MAX, 0),
-            hinted: prefetch::Hinted::default(),
+            hinted,
         };
         sim.next_start();
         sim
@@ -343,6 +344,13 @@ impl Simulation {
     /// off to show so, and to measure it).
     pub fn set_prefetch(&mut self, on: bool) {
         self.prefetch = on;
+    }
+
+    /// Whether the prefetcher looks further ahead, a stage for each
+    /// dependent read of routing: on by default on networks of 32,768
+    /// ports or more (see [`prefetch`]). A hint only, like the prefetcher.
+    pub fn set_prefetch_deep(&mut self, deep: bool) {
+        self.hinted = prefetch::Hinted::new(deep);
     }
 
     /// Simulated time at which the run ended.

@@ -4,18 +4,20 @@
 //! loop used to wait for each miss in turn. Before running an event, the
 //! loop looks a few packet events ahead in the array of those due soonest
 //! and asks the CPU for what they will touch, in stages, since what an
-//! arrival touches depends on what it reads first:
+//! arrival touches depends on what it reads first (the distances are those
+//! of [`DEEP`]):
 //!
-//! * [`FAR`] events ahead: the fields of the packet that a switch reads
-//!   ([`HOP_FIELDS`]), and where it arrives;
-//! * [`KEYS`] ahead: what routing reads first (the destination's host
+//! * `far` events ahead: the fields of the packet that a switch reads
+//!   ([`HOP_FIELDS`]), where it arrives, and its input's index there;
+//! * `keys` ahead: what routing reads first (the destination's host
 //!   index, the switch's FIB index, whether the input climbs), or, at a
 //!   host, the rest of the packet and the endpoint's first line;
-//! * [`TABLES`] ahead: the switch's FIB record and the destination's group;
-//! * [`MID`] ahead: the FIB entry that those select, or, at a host, the
+//! * `tables` ahead: the switch's FIB record and the destination's group;
+//! * `mid` ahead: the FIB entry that those select, or, at a host, the
 //!   part of the endpoint that the delivery touches (a TCP connection's
 //!   receiving socket);
-//! * [`NEAR`] ahead: the output port the packet will be routed to, with
+//! * `set` ahead: the next-hop set that the entry names;
+//! * [`NEAR`] (one) ahead: the output port the packet will be routed to, with
 //!   its transmitter and drop tally; that port is remembered
 //!   (`Simulation::ahead`);
 //! * the next event: in the remembered port, the tail of its queue's ring
@@ -25,7 +27,11 @@
 //! Each stage reads only lines a stage before it hinted at least one event
 //! earlier: a stage that read a line nobody had hinted waited for memory
 //! there, which at k = 48 was most of the prefetcher's time (BENCHMARKS.md,
-//! "Fourth pass").
+//! "Fourth pass"). Those routing stages ([`DEEP`]) run on networks of
+//! [`DEEP_PORTS`] ports or more; on smaller ones routing's arrays stay in
+//! cache and the [`SHALLOW`] stages skip them (the packet four events
+//! ahead, the entry two, the port one; at a host, the packet two ahead and
+//! the socket one).
 //!
 //! Each line is hinted once: after an event that moved no packet (a
 //! transmission's end, a timer) the stages are skipped unless the packet
@@ -44,18 +50,52 @@ use crate::engine::{prefetch, prefetch_bytes};
 use crate::net::PortId;
 use crate::packet::Packet;
 
-/// How many packet events ahead each stage looks: each reads only what
-/// the stage before hinted, one event or more earlier, so that no stage
-/// waits for memory itself.
-const FAR: usize = 5;
-const KEYS: usize = 4;
-const TABLES: usize = 3;
-const MID: usize = 2;
+/// How many packet events ahead each stage looks (0: no such stage).
+/// Each reads only what the stage before hinted, one event or more
+/// earlier, so that no stage waits for memory itself.
+#[derive(Clone, Copy)]
+struct Stages {
+    far: usize,
+    keys: usize,
+    tables: usize,
+    mid: usize,
+    set: usize,
+}
+
 const NEAR: usize = 1;
 
-/// What the prefetcher last hinted (see [`Simulation::prefetch_ahead`]).
+/// On networks of [`DEEP_PORTS`] ports or more, whose routing arrays and
+/// per-port indices fall out of the second-level cache: every dependent
+/// read of routing gets a stage of its own.
+const DEEP: Stages = Stages {
+    far: 6,
+    keys: 5,
+    tables: 4,
+    mid: 3,
+    set: 2,
+};
+
+/// Below, where those arrays stay cached and the extra stages would cost
+/// only instructions (58 a packet-hop at k = 16, with no time saved).
+const SHALLOW: Stages = Stages {
+    far: 4,
+    keys: 0,
+    tables: 0,
+    mid: 2,
+    set: 0,
+};
+
+/// Networks with at least this many ports prefetch in [`DEEP`] stages:
+/// between k = 16 fat trees (6,144 ports, where they cost time) and
+/// k = 32 ones (40,960); k = 48 (165,888) runs 9 % faster with them.
+pub(super) const DEEP_PORTS: usize = 32_768;
+
+/// What the prefetcher last hinted (see [`Simulation::prefetch_ahead`]),
+/// and how deep it looks.
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Hinted {
+    /// Whether it uses the [`DEEP`] stages.
+    deep: bool,
     /// The packets of the first and the farthest packet events looked at.
     packets: (u32, u32),
     /// The port of the next transmission's end, and whether its ring's
@@ -64,9 +104,10 @@ pub(super) struct Hinted {
     tx_front: bool,
 }
 
-impl Default for Hinted {
-    fn default() -> Self {
+impl Hinted {
+    pub(super) fn new(deep: bool) -> Hinted {
         Hinted {
+            deep,
             packets: (u32::MAX, u32::MAX),
             tx_done: PortId::MAX,
             tx_front: false,
@@ -116,16 +157,26 @@ impl Simulation {
     /// Hints the memory of the next few events (see the module comment).
     #[inline(never)]
     pub(super) fn prefetch_ahead(&mut self) {
-        // After an event that was not a packet's (a transmission's end, a
-        // timer), the packet events ahead are mostly those already hinted:
-        // hint them again only if the first or the farthest has changed.
-        let seen = (self.packet_at(0), self.packet_at(FAR));
-        if seen != self.hinted.packets {
-            self.hinted.packets = seen;
-            self.prefetch_packets();
+        if self.hinted.deep {
+            self.prefetch_events::<true>();
+        } else {
+            self.prefetch_events::<false>();
         }
         if let Some(&Event::TxDone(p)) = self.events.peek_reserved_event(0) {
             self.prefetch_tx_done(p);
+        }
+    }
+
+    #[inline(always)]
+    fn prefetch_events<const DEEP_STAGES: bool>(&mut self) {
+        let far = if DEEP_STAGES { DEEP.far } else { SHALLOW.far };
+        // After an event that was not a packet's (a transmission's end, a
+        // timer), the packet events ahead are mostly those already hinted:
+        // hint them again only if the first or the farthest has changed.
+        let seen = (self.packet_at(0), self.packet_at(far));
+        if seen != self.hinted.packets {
+            self.hinted.packets = seen;
+            self.prefetch_packets::<DEEP_STAGES>();
         }
     }
 
@@ -140,43 +191,44 @@ impl Simulation {
 
     /// The stages of the packet events ahead (see the module comment).
     #[inline(always)]
-    fn prefetch_packets(&mut self) {
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(FAR) {
+    fn prefetch_packets<const DEEP_STAGES: bool>(&mut self) {
+        let st = if DEEP_STAGES { DEEP } else { SHALLOW };
+        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.far) {
             let (start, len) = HOP_FIELDS;
             prefetch_bytes(self.packets.slot_ptr(pkt).wrapping_byte_add(start), len);
             prefetch(&self.arrive[port as usize]);
-        }
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(KEYS) {
-            let packet = self.packets.get(pkt);
-            match self.arrive[port as usize] {
-                Arrival::Switch(node) => self.net.prefetch_route_keys(node, packet, port),
-                // The endpoint reads the whole segment, and first its own
-                // kind, the line before the socket it picks.
-                Arrival::Host => {
-                    prefetch_bytes(packet as *const Packet, std::mem::size_of::<Packet>());
-                    let ep = packet.endpoint() as usize;
-                    if ep < self.endpoints.len() {
-                        prefetch_bytes(self.endpoints.as_ptr().wrapping_add(ep), 1);
-                    }
+            if DEEP_STAGES {
+                if let Some(i) = self.drops.in_index.get(port as usize) {
+                    prefetch(i);
                 }
-                Arrival::Delayed => {}
             }
         }
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(TABLES) {
-            if let Arrival::Switch(node) = self.arrive[port as usize] {
-                self.net.prefetch_route_tables(node, self.packets.get(pkt));
-            }
+        if DEEP_STAGES {
+            self.prefetch_routing_keys(st);
         }
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(MID) {
+        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.mid) {
             let packet = self.packets.get(pkt);
             match self.arrive[port as usize] {
                 Arrival::Switch(node) => self.net.prefetch_route_in(node, packet, port),
-                Arrival::Host => {
+                // The socket: its endpoint's kind was hinted at `keys`.
+                Arrival::Host if DEEP_STAGES => {
                     if let Some(ep) = self.endpoints.get(packet.endpoint() as usize) {
                         ep.prefetch_for(packet);
                     }
                 }
+                // The endpoint reads the whole segment.
+                Arrival::Host => {
+                    prefetch_bytes(packet as *const Packet, std::mem::size_of::<Packet>())
+                }
                 Arrival::Delayed => {}
+            }
+        }
+        if DEEP_STAGES {
+            if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.set) {
+                if let Arrival::Switch(node) = self.arrive[port as usize] {
+                    self.net
+                        .prefetch_route_set(node, self.packets.get(pkt), port);
+                }
             }
         }
         if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(0) {
@@ -187,10 +239,46 @@ impl Simulation {
             }
         }
         if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(NEAR) {
+            let packet = self.packets.get(pkt);
+            match self.arrive[port as usize] {
+                Arrival::Switch(node) => {
+                    let out = self.net.peek_route_in(node, packet, port);
+                    self.ahead = (pkt, out);
+                    self.prefetch_port(out);
+                }
+                Arrival::Host if !DEEP_STAGES => {
+                    if let Some(ep) = self.endpoints.get(packet.endpoint() as usize) {
+                        ep.prefetch_for(packet);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The deep stages' first reads of routing: at `keys`, what routing
+    /// reads first (or, at a host, the rest of the packet and its
+    /// endpoint's first line); at `tables`, the FIB record and the
+    /// destination's group.
+    #[inline(always)]
+    fn prefetch_routing_keys(&self, st: Stages) {
+        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.keys) {
+            let packet = self.packets.get(pkt);
+            match self.arrive[port as usize] {
+                Arrival::Switch(node) => self.net.prefetch_route_keys(node, packet, port),
+                Arrival::Host => {
+                    prefetch_bytes(packet as *const Packet, std::mem::size_of::<Packet>());
+                    let ep = packet.endpoint() as usize;
+                    if ep < self.endpoints.len() {
+                        prefetch_bytes(self.endpoints.as_ptr().wrapping_add(ep), 1);
+                    }
+                }
+                Arrival::Delayed => {}
+            }
+        }
+        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.tables) {
             if let Arrival::Switch(node) = self.arrive[port as usize] {
-                let out = self.net.peek_route_in(node, self.packets.get(pkt), port);
-                self.ahead = (pkt, out);
-                self.prefetch_port(out);
+                self.net.prefetch_route_tables(node, self.packets.get(pkt));
             }
         }
     }
