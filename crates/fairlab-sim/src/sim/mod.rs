@@ -63,8 +63,14 @@ pub enum Event {
     /// the wire was free meanwhile, and no transmission completes here (a
     /// NIC that reports completions must not hear of one).
     GateOpen(PortId),
-    /// Packet `pkt` (in the packet slab) reaches the far end of `port`'s link.
-    Arrive { port: PortId, pkt: u32 },
+    /// Packet `pkt` (in the packet slab) reaches the far end of `port`'s
+    /// link, where it meets `at` (carried here from the port's transmitter,
+    /// so that the arrival reads no table of its own).
+    Arrive {
+        port: PortId,
+        pkt: u32,
+        at: ArrivalAt,
+    },
     /// A wake-up endpoint `endpoint` asked for; what `token` means is its own.
     Timer { endpoint: u32, token: u32 },
     /// A workload starts.
@@ -82,8 +88,10 @@ pub enum Event {
     Rebalance,
 }
 
-// Heap entries are a 16-byte key and the event: keep events at 12 bytes.
-const _: () = assert!(std::mem::size_of::<Event>() == 12);
+// Queue entries are a 16-byte key and the event, aligned to 16 bytes: an
+// event of up to 16 bytes costs no more room than one of 12 (32 either
+// way); keep it there.
+const _: () = assert!(std::mem::size_of::<Event>() <= 16);
 
 /// Whole-run packet counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -141,8 +149,6 @@ pub struct Simulation {
     jitter: Time,
     host_rng: Vec<Rng>,
     host_release: Vec<Time>,
-    /// Per port, what a packet reaching its far end meets (see `Arrival`).
-    arrive: Vec<Arrival>,
     /// Switch forwarding jitter: per input port, an RNG stream and the
     /// last release time.
     fwd_jitter: Time,
@@ -170,7 +176,7 @@ pub struct Simulation {
 }
 
 /// What a packet meets at the far end of a port, resolved once per port so
-/// that an arrival reads one entry instead of the port and then its peer.
+/// that an arrival reads neither the port nor its peer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Arrival {
     /// The host it is delivered to.
@@ -179,6 +185,37 @@ enum Arrival {
     Switch(NodeId),
     /// A switch that forwards it after its forwarding jitter.
     Delayed,
+}
+
+/// An [`Arrival`] in 4 bytes, as a port's transmitter keeps it and its
+/// arrival events carry it: a switch's node, or one of two marks (node
+/// numbers stay far below them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArrivalAt(u32);
+
+impl ArrivalAt {
+    const HOST: u32 = u32::MAX;
+    const DELAYED: u32 = u32::MAX - 1;
+
+    fn pack(a: Arrival) -> ArrivalAt {
+        ArrivalAt(match a {
+            Arrival::Host => Self::HOST,
+            Arrival::Delayed => Self::DELAYED,
+            Arrival::Switch(node) => {
+                assert!(node < Self::DELAYED, "node {node}: too many nodes");
+                node
+            }
+        })
+    }
+
+    #[inline(always)]
+    fn unpack(self) -> Arrival {
+        match self.0 {
+            Self::HOST => Arrival::Host,
+            Self::DELAYED => Arrival::Delayed,
+            node => Arrival::Switch(node),
+        }
+    }
 }
 
 impl Simulation {
@@ -212,19 +249,10 @@ impl Simulation {
             series.flow_bins = vec![Vec::new(); endpoints.len()];
         }
         let drops = drops::DropTally::new(&net.ports, net.nodes.len(), 2 * endpoints.len());
-        let arrive = net
-            .ports
-            .iter()
-            .map(|p| match net.nodes[p.peer as usize].kind {
-                NodeKind::Switch => Arrival::Switch(p.peer),
-                NodeKind::Host => Arrival::Host,
-            })
-            .collect();
         let prefetch = net.ports.len() >= prefetch::PREFETCH_PORTS;
         let hinted = prefetch::Hinted::new(net.ports.len() >= prefetch::DEEP_PORTS);
         let mut sim = Simulation {
             drops,
-            arrive,
             tx: net
                 .ports
                 .iter()
@@ -236,6 +264,10 @@ impl Simulation {
                     ser: p.rate.serializer(),
                     framing: 0,
                     shaped: net.shaper(i as PortId).is_some(),
+                    at: ArrivalAt::pack(match net.nodes[p.peer as usize].kind {
+                        NodeKind::Switch => Arrival::Switch(p.peer),
+                        NodeKind::Host => Arrival::Host,
+                    }),
                 })
                 .collect(),
             net,
@@ -326,9 +358,9 @@ impl Simulation {
     /// from `seed`.
     pub fn set_forwarding_jitter(&mut self, jitter: Time, seed: u64, key: u64) {
         self.fwd_jitter = jitter;
-        for a in &mut self.arrive {
-            if matches!(a, Arrival::Switch(_)) {
-                *a = Arrival::Delayed;
+        for tx in &mut self.tx {
+            if matches!(tx.at.unpack(), Arrival::Switch(_)) {
+                tx.at = ArrivalAt::pack(Arrival::Delayed);
             }
         }
         let n = self.net.ports.len();
@@ -440,14 +472,16 @@ impl Simulation {
                 self.tx[p as usize].state = TxState::Idle;
                 self.start_tx(p);
             }
-            Event::Arrive { port, pkt } => match self.arrive[port as usize] {
-                Arrival::Switch(node) => self.forward(node, pkt, port),
-                Arrival::Host => {
+            Event::Arrive { port, pkt, at } => {
+                if at.0 < ArrivalAt::DELAYED {
+                    self.forward(at.0, pkt, port);
+                } else if at.0 == ArrivalAt::HOST {
                     let pkt = self.packets.take(pkt);
                     self.deliver(pkt);
+                } else {
+                    self.delay_forward(port, pkt);
                 }
-                Arrival::Delayed => self.delay_forward(port, pkt),
-            },
+            }
             Event::Timer { endpoint, token } => self.on_timer(endpoint, token),
             Event::Start { workload } => {
                 self.next_start();

@@ -5,7 +5,7 @@
 //! its routes. Also the queue-occupancy samples.
 
 use super::drops::{Dropped, TraceRow, HOST_INPUT, INPUT_BITS, INPUT_MASK};
-use super::{Event, Simulation};
+use super::{ArrivalAt, Event, Simulation};
 use crate::engine::EventQueue;
 use crate::net::{NodeId, NodeKind, PortId, Shaper};
 use crate::packet::Packet;
@@ -41,7 +41,12 @@ pub(super) struct Tx {
     /// Whether the port has a shaper (`Network::shaper`), read here where
     /// `transmit` looks anyway.
     pub(super) shaped: bool,
+    /// What the packets it sends meet at the far end, for their arrival
+    /// events (in what was padding: the record stays 64 bytes).
+    pub(super) at: ArrivalAt,
 }
+
+const _: () = assert!(std::mem::size_of::<Tx>() <= 64);
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) enum TxState {
@@ -164,8 +169,14 @@ impl Simulation {
         } else {
             tx.state = TxState::Deferred;
         }
-        self.events
-            .schedule(arrive, Event::Arrive { port: p, pkt: id });
+        self.events.schedule(
+            arrive,
+            Event::Arrive {
+                port: p,
+                pkt: id,
+                at: tx.at,
+            },
+        );
         if self.watch.is_some() {
             self.watch_transmitting(p, id, wire, now + ser);
         }

@@ -8,7 +8,8 @@
 //! of [`DEEP`]):
 //!
 //! * `far` events ahead: the fields of the packet that a switch reads
-//!   ([`HOP_FIELDS`]), where it arrives, and its input's index there;
+//!   ([`HOP_FIELDS`]), and its input's index where it arrives (what it
+//!   meets there, the event carries);
 //! * `keys` ahead: what routing reads first (the destination's host
 //!   index, the switch's FIB index, whether the input climbs), or, at a
 //!   host, the rest of the packet and the endpoint's first line;
@@ -193,10 +194,9 @@ impl Simulation {
     #[inline(always)]
     fn prefetch_packets<const DEEP_STAGES: bool>(&mut self) {
         let st = if DEEP_STAGES { DEEP } else { SHALLOW };
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.far) {
+        if let Some(&Event::Arrive { port, pkt, .. }) = self.events.peek_packet_event(st.far) {
             let (start, len) = HOP_FIELDS;
             prefetch_bytes(self.packets.slot_ptr(pkt).wrapping_byte_add(start), len);
-            prefetch(&self.arrive[port as usize]);
             if DEEP_STAGES {
                 if let Some(i) = self.drops.in_index.get(port as usize) {
                     prefetch(i);
@@ -206,9 +206,9 @@ impl Simulation {
         if DEEP_STAGES {
             self.prefetch_routing_keys(st);
         }
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.mid) {
+        if let Some(&Event::Arrive { port, pkt, at }) = self.events.peek_packet_event(st.mid) {
             let packet = self.packets.get(pkt);
-            match self.arrive[port as usize] {
+            match at.unpack() {
                 Arrival::Switch(node) => self.net.prefetch_route_in(node, packet, port),
                 // The socket: its endpoint's kind was hinted at `keys`.
                 Arrival::Host if DEEP_STAGES => {
@@ -224,23 +224,23 @@ impl Simulation {
             }
         }
         if DEEP_STAGES {
-            if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.set) {
-                if let Arrival::Switch(node) = self.arrive[port as usize] {
+            if let Some(&Event::Arrive { port, pkt, at }) = self.events.peek_packet_event(st.set) {
+                if let Arrival::Switch(node) = at.unpack() {
                     self.net
                         .prefetch_route_set(node, self.packets.get(pkt), port);
                 }
             }
         }
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(0) {
+        if let Some(&Event::Arrive { port, pkt, .. }) = self.events.peek_packet_event(0) {
             if self.ahead.0 == pkt {
                 let out = self.ahead.1;
                 let input = self.drops.in_index[port as usize];
                 self.prefetch_tail(out, input);
             }
         }
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(NEAR) {
+        if let Some(&Event::Arrive { port, pkt, at }) = self.events.peek_packet_event(NEAR) {
             let packet = self.packets.get(pkt);
-            match self.arrive[port as usize] {
+            match at.unpack() {
                 Arrival::Switch(node) => {
                     let out = self.net.peek_route_in(node, packet, port);
                     self.ahead = (pkt, out);
@@ -262,9 +262,9 @@ impl Simulation {
     /// destination's group.
     #[inline(always)]
     fn prefetch_routing_keys(&self, st: Stages) {
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.keys) {
+        if let Some(&Event::Arrive { port, pkt, at }) = self.events.peek_packet_event(st.keys) {
             let packet = self.packets.get(pkt);
-            match self.arrive[port as usize] {
+            match at.unpack() {
                 Arrival::Switch(node) => self.net.prefetch_route_keys(node, packet, port),
                 Arrival::Host => {
                     prefetch_bytes(packet as *const Packet, std::mem::size_of::<Packet>());
@@ -276,8 +276,8 @@ impl Simulation {
                 Arrival::Delayed => {}
             }
         }
-        if let Some(&Event::Arrive { port, pkt }) = self.events.peek_packet_event(st.tables) {
-            if let Arrival::Switch(node) = self.arrive[port as usize] {
+        if let Some(&Event::Arrive { pkt, at, .. }) = self.events.peek_packet_event(st.tables) {
+            if let Arrival::Switch(node) = at.unpack() {
                 self.net.prefetch_route_tables(node, self.packets.get(pkt));
             }
         }
