@@ -473,6 +473,8 @@ impl Simulation {
                 self.start_tx(p);
             }
             Event::Arrive { port, pkt, at } => {
+                // `at.unpack()` spelled out as integer comparisons: matching
+                // the unpacked enum here cost the incast 3.5 M instructions.
                 if at.0 < ArrivalAt::DELAYED {
                     self.forward(at.0, pkt, port);
                 } else if at.0 == ArrivalAt::HOST {

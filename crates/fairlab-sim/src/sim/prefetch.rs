@@ -77,7 +77,7 @@ const DEEP: Stages = Stages {
 };
 
 /// Below, where those arrays stay cached and the extra stages would cost
-/// only instructions (58 a packet-hop at k = 16, with no time saved).
+/// only instructions (98 a packet-hop at k = 16, with no time saved).
 const SHALLOW: Stages = Stages {
     far: 4,
     keys: 0,
@@ -88,7 +88,8 @@ const SHALLOW: Stages = Stages {
 
 /// Networks with at least this many ports prefetch in [`DEEP`] stages:
 /// between k = 16 fat trees (6,144 ports, where they cost time) and
-/// k = 32 ones (40,960); k = 48 (165,888) runs 9 % faster with them.
+/// k = 32 ones (40,960); k = 48 (165,888) ran about a fifth faster with
+/// them (two steps of 10 and 9 %, BENCHMARKS.md, "Fourth pass").
 pub(super) const DEEP_PORTS: usize = 32_768;
 
 /// What the prefetcher last hinted (see [`Simulation::prefetch_ahead`]),
