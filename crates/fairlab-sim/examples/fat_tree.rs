@@ -63,7 +63,7 @@ fn measure(k: u32, ms: u64, selection: &str, profile: &str) {
         "k = {k:>2} ({flows} hosts, {} switches), {flows} flows, {ms} ms, {selection}, {profile}: \
          build {built:.2} s, run {:.2} s, tables {:.2} s, total {all:.2} s wall; \
          {:.2e} packet-hops, {:.2} M packet-hops/s (run), {:.2} M/s (total); \
-         mean goodput {:.2} Gb/s per flow",
+         mean goodput {:.2} Gb/s per flow; digest {}",
         5 * k * k / 4,
         ran - built,
         all - ran,
@@ -71,6 +71,7 @@ fn measure(k: u32, ms: u64, selection: &str, profile: &str) {
         hops / (ran - built) / 1e6,
         hops / all / 1e6,
         delivered * 8.0 / (ms as f64 / 1e3) / flows as f64 / 1e9,
+        res.digest(),
     );
 }
 
