@@ -13,8 +13,8 @@ use std::collections::VecDeque;
 #[derive(Clone, Debug)]
 pub struct DropTail {
     limit: BufferLimit,
-    /// ECN marking threshold K, if any.
-    mark_above: Option<BufferLimit>,
+    /// ECN marking threshold K, if any, in 8 bytes ([`Mark`]).
+    mark_above: Mark,
     fifo: VecDeque<Held>,
     bytes: u64,
     marks: u64,
@@ -24,7 +24,7 @@ impl DropTail {
     pub fn new(limit: BufferLimit) -> DropTail {
         DropTail {
             limit,
-            mark_above: None,
+            mark_above: Mark::NONE,
             // Grown on demand, not reserved up to the limit: a host's
             // 1000-packet NIC queue would otherwise hold 12 KB per host
             // from the start (1.2 GB for a 100,000-host star).
@@ -36,7 +36,7 @@ impl DropTail {
     /// A drop-tail queue that marks ECN-capable packets above `k`.
     pub fn with_ecn(limit: BufferLimit, k: BufferLimit) -> DropTail {
         DropTail {
-            mark_above: Some(k),
+            mark_above: Mark::of(k),
             ..DropTail::new(limit)
         }
     }
@@ -44,7 +44,7 @@ impl DropTail {
         self.limit
     }
     pub fn marking_threshold(&self) -> Option<BufferLimit> {
-        self.mark_above
+        self.mark_above.get()
     }
     /// Packets marked CE so far.
     pub fn marks(&self) -> u64 {
@@ -67,6 +67,38 @@ impl DropTail {
     }
 }
 
+/// An optional [`BufferLimit`] in 8 bytes where `Option` takes 16: a
+/// drop-tail queue is most ports' discipline, and these 8 bytes kept
+/// [`crate::net::Port`] from four lines. Packets with the top bit set;
+/// bytes below; `u64::MAX` none. A threshold of 2^63 bytes or more is kept
+/// as 2^63 - 2, which no queue reaches either: it marks the same packets
+/// (none).
+#[derive(Clone, Copy, Debug)]
+struct Mark(u64);
+
+impl Mark {
+    const NONE: Mark = Mark(u64::MAX);
+    const PACKETS: u64 = 1 << 63;
+
+    fn of(k: BufferLimit) -> Mark {
+        match k {
+            BufferLimit::Bytes(b) => Mark(b.get().min(Mark::PACKETS - 2)),
+            BufferLimit::Packets(n) => Mark(Mark::PACKETS | u64::from(n)),
+        }
+    }
+
+    #[inline]
+    fn get(self) -> Option<BufferLimit> {
+        if self.0 == u64::MAX {
+            None
+        } else if self.0 & Mark::PACKETS != 0 {
+            Some(BufferLimit::Packets(self.0 as u32))
+        } else {
+            Some(BufferLimit::Bytes(Bytes(self.0)))
+        }
+    }
+}
+
 impl QueueDiscipline for DropTail {
     #[inline]
     fn enqueue(&mut self, pkt: &mut Packet, id: u32, _now: Time) -> Result<(), u32> {
@@ -74,7 +106,7 @@ impl QueueDiscipline for DropTail {
         if !self.limit.admits(self.bytes, self.fifo.len(), size) {
             return Err(id);
         }
-        if let Some(k) = self.mark_above {
+        if let Some(k) = self.mark_above.get() {
             if pkt.has(flags::ECT) && !k.admits(self.bytes, self.fifo.len(), size) {
                 pkt.flags |= flags::CE;
                 self.marks += 1;
@@ -155,6 +187,21 @@ mod tests {
         // the 5th is not ECN-capable and is never marked.
         assert_eq!(marked, vec![false, false, true, true, false]);
         assert_eq!(q.marks(), 2);
+    }
+
+    #[test]
+    fn the_marking_threshold_reads_back_as_set() {
+        let q = DropTail::with_ecn(BufferLimit::Packets(10), BufferLimit::Packets(3));
+        assert_eq!(q.marking_threshold(), Some(BufferLimit::Packets(3)));
+        let q = DropTail::with_ecn(BufferLimit::Packets(10), BufferLimit::Bytes(Bytes(30_000)));
+        assert_eq!(
+            q.marking_threshold(),
+            Some(BufferLimit::Bytes(Bytes(30_000)))
+        );
+        assert_eq!(
+            DropTail::new(BufferLimit::Packets(10)).marking_threshold(),
+            None
+        );
     }
 
     #[test]

@@ -16,7 +16,7 @@ impl Simulation {
         self.name_flows();
         for p in &mut self.net.ports {
             if self.net.nodes[p.node as usize].kind == NodeKind::Switch && p.queue.can_reorder() {
-                p.last_departed = vec![0; keys];
+                p.last_departed = vec![0; keys].into_boxed_slice();
             }
         }
     }
