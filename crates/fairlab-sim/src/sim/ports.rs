@@ -28,7 +28,11 @@ use crate::units::{Bytes, Serializer, Time};
 /// A port with a shaper whose gate holds its next packet is `Scheduled`
 /// too, with a GateOpen at the time the gate opens (see `gate_closed`); the
 /// wire is free meanwhile, but nothing may start on it.
+///
+/// One aligned line: a transmitter a large topology finds out of cache
+/// costs one miss, not two.
 #[derive(Clone, Copy, Debug)]
+#[repr(align(64))]
 pub(super) struct Tx {
     pub(super) done_at: Time,
     pub(super) done_seq: u64,
@@ -46,7 +50,7 @@ pub(super) struct Tx {
     pub(super) at: ArrivalAt,
 }
 
-const _: () = assert!(std::mem::size_of::<Tx>() <= 64);
+const _: () = assert!(std::mem::size_of::<Tx>() == 64);
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(super) enum TxState {
