@@ -129,19 +129,24 @@ impl<E: Copy> Calendar<E> {
             if let Some(b) = self.next_occupied() {
                 self.cur = b;
                 let s = (b & self.mask) as usize;
-                // Copied, not swapped: each array keeps its own allocation
-                // (a crowded bucket's capacity would otherwise travel from
-                // slot to slot until every slot had it).
                 let slot = &mut self.slots[s];
-                drain.extend_from_slice(slot);
-                // A crowded slot gives its room back: keeping room for what
-                // each slot last held (tried in issue 23's second pass)
-                // spared glibc's reallocs at k = 16 but took a k = 48
-                // run's peak RSS from 1.0 to 5.8 GiB; with mimalloc the
-                // reallocs cost nothing measurable.
-                slot.clear();
-                if slot.capacity() > SLOT_KEEP {
-                    slot.shrink_to(SLOT_KEEP);
+                if slot.len() > SLOT_KEEP {
+                    // A crowded bucket (a phase-locked fabric's instant)
+                    // becomes the drain array as it is, not copied, and
+                    // its slot starts again with a fresh small array: the
+                    // drain array's former one is freed, not handed to the
+                    // slot (a large capacity would otherwise travel from
+                    // slot to slot until every slot had it; keeping room
+                    // for what each slot last held took a k = 48 run's
+                    // peak RSS from 1.0 to 5.8 GiB in issue 23's second
+                    // pass).
+                    std::mem::swap(slot, drain);
+                    *slot = Vec::with_capacity(SLOT_KEEP);
+                } else {
+                    // Copied, not swapped: each array keeps its own
+                    // allocation.
+                    drain.extend_from_slice(slot);
+                    slot.clear();
                 }
                 self.occupied[s / 64] &= !(1 << (s % 64));
                 self.held -= drain.len();
