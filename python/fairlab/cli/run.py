@@ -14,10 +14,12 @@ from .common import UsageError, check_out_dir, read_scenario, seconds, seed, war
 # `fairlab bench --scale --quick`, `speed` and the fat_tree example
 # (BENCHMARKS.md, "Scale"; single runs with our own jobs on the other core,
 # about ±25 % apart run to run) and rounded down: the incast (under 256
-# ports), a k = 16 fat tree (6,144 ports), a k = 48 one (165,888). Between
-# two points the speed is interpolated on the logarithm of the ports; a
-# shared or slower machine runs slower.
-ETA_SPEED = ((256, 4.0e6), (6_144, 1.5e6), (165_888, 0.7e6))
+# ports), a k = 16 fat tree (6,144 ports), a k = 48 one (165,888: 1.26e8
+# packet-hops in 98 to 127 s of CPU over the fifth pass's pairs, 1.0 to
+# 1.3 M/s; the anchor was 0.7 M/s from the third pass). Between two points the speed
+# is interpolated on the logarithm of the ports; a shared or slower
+# machine runs slower.
+ETA_SPEED = ((256, 4.0e6), (6_144, 1.5e6), (165_888, 1.0e6))
 # Runs estimated shorter than this start without a word.
 ETA_SHOWN_FROM_S = 2.0
 
