@@ -28,7 +28,7 @@ const MI_OPTION_PURGE_DELAY: libmimalloc_sys::mi_option_t = 15;
 /// Why never purge: a purge gives freed ranges back to the kernel with
 /// `madvise`, which splits the huge page around each range into 4 KiB
 /// pages. A large run frees and reallocates all the time (the event
-/// calendar's slots grow and shrink), so a quarter of a k = 48 fat tree's
+/// calendar's crowded slots grow and are replaced), so a quarter of a k = 48 fat tree's
 /// 0.5 GiB ended up on small pages again (`AnonHugePages` in
 /// `/proc/PID/smaps_rollup`: 75 %, and 99 % without purging), each a TLB
 /// miss and a two-level page walk under a hypervisor. Freed memory is

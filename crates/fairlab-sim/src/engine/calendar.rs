@@ -26,8 +26,8 @@ use super::queue::{Entry, Heap};
 const CROWDED: usize = 48;
 /// Entries per bucket aimed at when laying out.
 const PER_BUCKET: u64 = 2;
-/// Capacity a slot keeps once emptied (entries); a crowded one gives the
-/// rest back.
+/// Capacity a slot keeps once emptied (entries); a crowded one hands its
+/// array to the drain and starts again with a fresh one of this size.
 const SLOT_KEEP: usize = 16;
 /// Bounds of the window, in buckets (powers of two).
 const MIN_BUCKETS: u64 = 64;
