@@ -5,8 +5,11 @@
 //!
 //! ```text
 //! cargo run --release -p fairlab-sim --example fat_tree              # k = 8 for 100 ms, k = 16 for 10 ms
-//! cargo run --release -p fairlab-sim --example fat_tree -- K MS [SELECTION] [PROFILE]
+//! cargo run --release -p fairlab-sim --example fat_tree -- K MS [SELECTION] [PROFILE] [PREFETCH]
 //! ```
+//!
+//! PREFETCH: `auto` (the simulator's choice by the network's size), `off`,
+//! `shallow` or `deep` (`sim::prefetch`), to measure what the hints save.
 
 #[path = "../../fairlab-py/src/alloc.rs"]
 mod alloc;
@@ -43,11 +46,20 @@ fn scenario(k: u32, ms: u64, selection: &str, profile: &str) -> String {
     )
 }
 
-fn measure(k: u32, ms: u64, selection: &str, profile: &str) {
+fn measure(k: u32, ms: u64, selection: &str, profile: &str, prefetch: &str) {
     let json = scenario(k, ms, selection, profile);
     let t0 = Instant::now();
     let sc = Scenario::from_json_str(&json).unwrap_or_else(|e| panic!("{e}"));
     let mut sim = spec::build(&sc, None).unwrap();
+    match prefetch {
+        "auto" => {}
+        "off" => sim.set_prefetch(false),
+        "shallow" | "deep" => {
+            sim.set_prefetch(true);
+            sim.set_prefetch_deep(prefetch == "deep");
+        }
+        other => panic!("PREFETCH: auto, off, shallow or deep, not {other:?}"),
+    }
     let built = t0.elapsed().as_secs_f64();
     sim.run_with_progress(&mut |_| {});
     let ran = t0.elapsed().as_secs_f64();
@@ -83,9 +95,10 @@ fn main() {
         let ms = args[1].parse().expect("MS");
         let sel = args.get(2).map_or("ecmp", |s| s.as_str());
         let profile = args.get(3).map_or("datacenter", |s| s.as_str());
-        measure(k, ms, sel, profile);
+        let prefetch = args.get(4).map_or("auto", |s| s.as_str());
+        measure(k, ms, sel, profile, prefetch);
         return;
     }
-    measure(8, 100, "ecmp", "datacenter");
-    measure(16, 10, "ecmp", "datacenter");
+    measure(8, 100, "ecmp", "datacenter", "auto");
+    measure(16, 10, "ecmp", "datacenter", "auto");
 }

@@ -1,0 +1,125 @@
+//! What this machine's memory allows a packet-hop: the latency of one
+//! cache line read after another (a pointer chase), and the time per line
+//! when many independent lines are read with prefetch hints ahead (the
+//! best a simulator's prefetcher can do), for working sets from the
+//! second-level cache's size to far beyond the last level's. A fat tree's
+//! hop reads lines scattered over its working set (BENCHMARKS.md, "Scale":
+//! about fifteen per k = 16 hop, outside a 512 KiB cache), so the second
+//! figure times those lines is a floor under its cost per hop that no
+//! order of hints lowers; only fewer lines do.
+//!
+//! ```text
+//! cargo run --release -p fairlab-sim --example memory_floor [LINES_PER_HOP]
+//! ```
+//!
+//! Same allocator and huge pages as the extension and the other examples.
+
+#[path = "../../fairlab-py/src/alloc.rs"]
+mod alloc;
+
+use std::time::Instant;
+
+const LINE: usize = 64;
+/// Words of 8 bytes per line.
+const WORDS: usize = LINE / 8;
+/// How many reads ahead the gather hints (enough to fill the core's miss
+/// buffers: 16 and 32 gave the same figures on this project's machines).
+const AHEAD: usize = 32;
+
+/// Working sets measured, in KiB: the second-level cache of this
+/// project's machines (512 KiB), past it, up to four times a k = 16 fat
+/// tree's hot set and beyond.
+const SIZES_KIB: [usize; 7] = [
+    256,
+    1 << 10,
+    4 << 10,
+    16 << 10,
+    32 << 10,
+    64 << 10,
+    256 << 10,
+];
+
+/// xorshift64*: a fixed sequence, so every run reads the same lines.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+fn hint(p: *const u64) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and reads nothing visible.
+    unsafe {
+        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0)
+    }
+}
+
+/// Nanoseconds per step of a chase through every line of `lines` lines in
+/// one random cycle (Sattolo's shuffle): each read waits for the last.
+fn chase_ns(lines: usize, rng: &mut Rng) -> f64 {
+    let mut order: Vec<usize> = (0..lines).collect();
+    for i in (1..lines).rev() {
+        order.swap(i, rng.below(i));
+    }
+    let mut mem = vec![0u64; lines * WORDS];
+    for i in 0..lines {
+        mem[order[i] * WORDS] = (order[(i + 1) % lines] * WORDS) as u64;
+    }
+    let steps = 4_000_000;
+    let mut at = 0usize;
+    let t = Instant::now();
+    for _ in 0..steps {
+        at = mem[at] as usize;
+    }
+    let ns = t.elapsed().as_secs_f64() * 1e9 / steps as f64;
+    std::hint::black_box(at);
+    ns
+}
+
+/// Nanoseconds per line of independent reads of random lines among
+/// `lines`, each hinted [`AHEAD`] reads before it is read.
+fn gather_ns(lines: usize, rng: &mut Rng) -> f64 {
+    let mem: Vec<u64> = (0..(lines * WORDS) as u64).collect();
+    let reads = 8_000_000;
+    let at: Vec<u32> = (0..reads).map(|_| rng.below(lines) as u32).collect();
+    let mut sum = 0u64;
+    let t = Instant::now();
+    for i in 0..reads {
+        if let Some(&a) = at.get(i + AHEAD) {
+            hint(mem.as_ptr().wrapping_add(a as usize * WORDS));
+        }
+        sum = sum.wrapping_add(mem[at[i] as usize * WORDS]);
+    }
+    let ns = t.elapsed().as_secs_f64() * 1e9 / reads as f64;
+    std::hint::black_box(sum);
+    ns
+}
+
+fn main() {
+    alloc::use_huge_pages();
+    let per_hop: Option<f64> = std::env::args().nth(1).map(|a| {
+        a.parse()
+            .unwrap_or_else(|_| panic!("LINES_PER_HOP: a number, not {a:?}"))
+    });
+    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    println!("working set | chase, ns per line | gather with hints, ns per line");
+    for kib in SIZES_KIB {
+        let lines = kib * 1024 / LINE;
+        let (c, g) = (chase_ns(lines, &mut rng), gather_ns(lines, &mut rng));
+        match per_hop {
+            Some(n) => println!(
+                "{kib:>8} KiB | {c:>6.1} | {g:>6.1} (x {n} lines: {:.0} ns per hop)",
+                g * n
+            ),
+            None => println!("{kib:>8} KiB | {c:>6.1} | {g:>6.1}"),
+        }
+    }
+}
