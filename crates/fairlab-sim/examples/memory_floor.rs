@@ -12,6 +12,9 @@
 //! cargo run --release -p fairlab-sim --example memory_floor [LINES_PER_HOP]
 //! ```
 //!
+//! Last, chases through 64 MiB side by side: how many lines the core keeps
+//! in flight (where adding chains stops lowering the time per line).
+//!
 //! Same allocator and huge pages as the extension and the other examples.
 
 #[path = "../../fairlab-py/src/alloc.rs"]
@@ -62,9 +65,9 @@ fn hint(p: *const u64) {
     }
 }
 
-/// Nanoseconds per step of a chase through every line of `lines` lines in
-/// one random cycle (Sattolo's shuffle): each read waits for the last.
-fn chase_ns(lines: usize, rng: &mut Rng) -> f64 {
+/// `lines` lines holding one random cycle through all of them (Sattolo's
+/// shuffle): each line's first word is the next line's first word's index.
+fn cycle(lines: usize, rng: &mut Rng) -> Vec<u64> {
     let mut order: Vec<usize> = (0..lines).collect();
     for i in (1..lines).rev() {
         order.swap(i, rng.below(i));
@@ -73,13 +76,29 @@ fn chase_ns(lines: usize, rng: &mut Rng) -> f64 {
     for i in 0..lines {
         mem[order[i] * WORDS] = (order[(i + 1) % lines] * WORDS) as u64;
     }
-    let steps = 4_000_000;
-    let mut at = 0usize;
+    mem
+}
+
+/// Nanoseconds per line of `chains` chases side by side through the
+/// cycle `mem`, started evenly apart: each read waits for its chain's last,
+/// the chains overlap (one chain: the latency of a line).
+fn chase_ns<const CHAINS: usize>(mem: &[u64]) -> f64 {
+    let mut at = [0usize; CHAINS];
+    for c in 1..CHAINS {
+        // Walk to the chain's start: a run of the cycle apart from the last.
+        at[c] = at[c - 1];
+        for _ in 0..mem.len() / WORDS / CHAINS {
+            at[c] = mem[at[c]] as usize;
+        }
+    }
+    let steps = 4_000_000 / CHAINS;
     let t = Instant::now();
     for _ in 0..steps {
-        at = mem[at] as usize;
+        for a in at.iter_mut() {
+            *a = mem[*a] as usize;
+        }
     }
-    let ns = t.elapsed().as_secs_f64() * 1e9 / steps as f64;
+    let ns = t.elapsed().as_secs_f64() * 1e9 / (steps * CHAINS) as f64;
     std::hint::black_box(at);
     ns
 }
@@ -113,7 +132,10 @@ fn main() {
     println!("working set | chase, ns per line | gather with hints, ns per line");
     for kib in SIZES_KIB {
         let lines = kib * 1024 / LINE;
-        let (c, g) = (chase_ns(lines, &mut rng), gather_ns(lines, &mut rng));
+        let (c, g) = (
+            chase_ns::<1>(&cycle(lines, &mut rng)),
+            gather_ns(lines, &mut rng),
+        );
         match per_hop {
             Some(n) => println!(
                 "{kib:>8} KiB | {c:>6.1} | {g:>6.1} (x {n} lines: {:.0} ns per hop)",
@@ -121,5 +143,19 @@ fn main() {
             ),
             None => println!("{kib:>8} KiB | {c:>6.1} | {g:>6.1}"),
         }
+    }
+    // How many lines in flight the core keeps: chains side by side.
+    let mem = cycle((64 << 20) / LINE, &mut rng);
+    let per_line = [
+        (1, chase_ns::<1>(&mem)),
+        (2, chase_ns::<2>(&mem)),
+        (4, chase_ns::<4>(&mem)),
+        (8, chase_ns::<8>(&mem)),
+        (16, chase_ns::<16>(&mem)),
+        (32, chase_ns::<32>(&mem)),
+    ];
+    println!("64 MiB, chains side by side: ns per line");
+    for (chains, ns) in per_line {
+        println!("{chains:>8} | {ns:>6.1}");
     }
 }
