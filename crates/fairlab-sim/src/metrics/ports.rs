@@ -101,8 +101,8 @@ impl Collector for Ports {
                 p.queue.packets() as u64,
                 p.queue.bytes(),
             );
-            avg_pkts.push(st.area_pkts as f64 / span);
-            avg_bytes.push(st.area_bytes as f64 / span);
+            avg_pkts.push(st.area_pkts.get() as f64 / span);
+            avg_bytes.push(st.area_bytes.get() as f64 / span);
         }
         let mut t = Table::new();
         t.push("node", Column::Str(node))

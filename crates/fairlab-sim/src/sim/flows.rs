@@ -14,9 +14,10 @@ impl Simulation {
     pub fn index_flows(&mut self) {
         let keys = 2 * self.endpoints.len();
         self.name_flows();
-        for p in &mut self.net.ports {
+        for (p, tx) in self.net.ports.iter_mut().zip(&mut self.tx) {
             if self.net.nodes[p.node as usize].kind == NodeKind::Switch && p.queue.can_reorder() {
                 p.last_departed = vec![0; keys].into_boxed_slice();
+                tx.reorders = true;
             }
         }
     }

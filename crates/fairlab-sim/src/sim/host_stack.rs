@@ -186,7 +186,8 @@ impl Simulation {
                 Ok(())
             }
             Err(d) => {
-                let stamp = self.net.ports[out as usize].arrivals << INPUT_BITS | HOST_INPUT as u64;
+                let stamp =
+                    self.net.ports[out as usize].stats.arrivals << INPUT_BITS | HOST_INPUT as u64;
                 if d.stamp == stamp {
                     return Err(d);
                 }

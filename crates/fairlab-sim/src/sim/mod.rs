@@ -264,6 +264,7 @@ impl Simulation {
                     ser: p.rate.serializer(),
                     framing: 0,
                     shaped: net.shaper(i as PortId).is_some(),
+                    reorders: !p.last_departed.is_empty(),
                     at: ArrivalAt::pack(match net.nodes[p.peer as usize].kind {
                         NodeKind::Switch => Arrival::Switch(p.peer),
                         NodeKind::Host => Arrival::Host,

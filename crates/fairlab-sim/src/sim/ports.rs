@@ -45,6 +45,10 @@ pub(super) struct Tx {
     /// Whether the port has a shaper (`Network::shaper`), read here where
     /// `transmit` looks anyway.
     pub(super) shaped: bool,
+    /// Whether the port keeps a reordering table (`Port::last_departed`
+    /// not empty; `Simulation::index_flows`): a departure reads it here,
+    /// not from the port's fourth line.
+    pub(super) reorders: bool,
     /// What the packets it sends meet at the far end, for their arrival
     /// events (in what was padding: the record stays 64 bytes).
     pub(super) at: ArrivalAt,
@@ -139,7 +143,7 @@ impl Simulation {
         };
         let id = held.id;
         port.stats.integrate(now, held_pkts, held_bytes);
-        if !port.last_departed.is_empty() {
+        if tx.reorders {
             // A packet that arrived before the last one of its flow to leave
             // has been overtaken: it leaves out of order.
             let pkt = self.packets.get(id);
@@ -226,16 +230,20 @@ impl Simulation {
         self.settle_tx(p, self.events.cursor());
         let pkt = self.packets.get_mut(id);
         let port = &mut self.net.ports[p as usize];
-        port.arrivals += 1;
+        port.stats.arrivals += 1;
         // The arrival count above the input index: stamps still order
         // arrivals, and a pushed-out packet tells where it came from.
-        debug_assert!(port.arrivals < 1 << (64 - INPUT_BITS));
-        pkt.stamp = (port.arrivals << INPUT_BITS) | u64::from(input);
+        debug_assert!(port.stats.arrivals < 1 << (64 - INPUT_BITS));
+        pkt.stamp = (port.stats.arrivals << INPUT_BITS) | u64::from(input);
         let size = pkt.size().get();
         let data = pkt.is_data();
         let flow = pkt.flow;
         let timeout_rtx = pkt.timeout_rtx;
-        port.stats.timeout_rtx_pkts += timeout_rtx as u64;
+        if timeout_rtx {
+            // Rare, and kept with the port's cold counts: added to as 0 or 1,
+            // it wrote their line on every arrival.
+            port.stats.timeout_rtx_pkts += 1;
+        }
         let (held_pkts, held_bytes) = (port.queue.packets() as u64, port.queue.bytes());
         match port.queue.enqueue(pkt, id, now) {
             Ok(()) => {
@@ -309,7 +317,7 @@ impl Simulation {
         let (queue_pkts, queue_bytes) = (q.packets() as u32, q.bytes());
         let pkt = *self.packets.get(id);
         let r = self.enqueue(out, id, input);
-        let stamp = self.net.ports[out as usize].arrivals << INPUT_BITS | u64::from(input);
+        let stamp = self.net.ports[out as usize].stats.arrivals << INPUT_BITS | u64::from(input);
         let row = |p: &Packet, admitted: bool| TraceRow {
             t: now,
             input: (p.stamp & INPUT_MASK) as u32,
