@@ -20,6 +20,7 @@
 #[path = "../../fairlab-py/src/alloc.rs"]
 mod alloc;
 
+use fairlab_sim::engine::{prefetch, Rng};
 use std::time::Instant;
 
 const LINE: usize = 64;
@@ -42,35 +43,12 @@ const SIZES_KIB: [usize; 7] = [
     256 << 10,
 ];
 
-/// xorshift64*: a fixed sequence, so every run reads the same lines.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
-
-fn hint(p: *const u64) {
-    #[cfg(target_arch = "x86_64")]
-    // SAFETY: a prefetch never faults and reads nothing visible.
-    unsafe {
-        core::arch::x86_64::_mm_prefetch(p as *const i8, core::arch::x86_64::_MM_HINT_T0)
-    }
-}
-
 /// `lines` lines holding one random cycle through all of them (Sattolo's
 /// shuffle): each line's first word is the next line's first word's index.
 fn cycle(lines: usize, rng: &mut Rng) -> Vec<u64> {
     let mut order: Vec<usize> = (0..lines).collect();
     for i in (1..lines).rev() {
-        order.swap(i, rng.below(i));
+        order.swap(i, rng.below_inclusive(i as u64 - 1) as usize);
     }
     let mut mem = vec![0u64; lines * WORDS];
     for i in 0..lines {
@@ -108,12 +86,14 @@ fn chase_ns<const CHAINS: usize>(mem: &[u64]) -> f64 {
 fn gather_ns(lines: usize, rng: &mut Rng) -> f64 {
     let mem: Vec<u64> = (0..(lines * WORDS) as u64).collect();
     let reads = 8_000_000;
-    let at: Vec<u32> = (0..reads).map(|_| rng.below(lines) as u32).collect();
+    let at: Vec<u32> = (0..reads)
+        .map(|_| rng.below_inclusive(lines as u64 - 1) as u32)
+        .collect();
     let mut sum = 0u64;
     let t = Instant::now();
     for i in 0..reads {
         if let Some(&a) = at.get(i + AHEAD) {
-            hint(mem.as_ptr().wrapping_add(a as usize * WORDS));
+            prefetch(mem.as_ptr().wrapping_add(a as usize * WORDS));
         }
         sum = sum.wrapping_add(mem[at[i] as usize * WORDS]);
     }
@@ -128,7 +108,8 @@ fn main() {
         a.parse()
             .unwrap_or_else(|_| panic!("LINES_PER_HOP: a number, not {a:?}"))
     });
-    let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+    // A fixed stream, so that every run reads the same lines.
+    let mut rng = Rng::new(1);
     println!("working set | chase, ns per line | gather with hints, ns per line");
     for kib in SIZES_KIB {
         let lines = kib * 1024 / LINE;
