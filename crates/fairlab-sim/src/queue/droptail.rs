@@ -5,30 +5,35 @@
 //! Alizadeh et al. 2010): an ECN-capable packet that arrives to find the
 //! queue, itself included, above K is marked CE instead of waiting for a drop.
 
+use super::fifo::Fifo;
 use super::{BufferLimit, Held, QueueDiscipline};
 use crate::packet::{flags, Packet};
 use crate::units::{Bytes, Time};
-use std::collections::VecDeque;
 
+/// 72 bytes, as with a `VecDeque` (whose 32 bytes the FIFO's inline front
+/// now shares): the limit packed as the threshold is, in 8.
 #[derive(Clone, Debug)]
 pub struct DropTail {
-    limit: BufferLimit,
+    /// The buffer, in 8 bytes ([`Mark`]; never `NONE`).
+    limit: Mark,
     /// ECN marking threshold K, if any, in 8 bytes ([`Mark`]).
     mark_above: Mark,
-    fifo: VecDeque<Held>,
+    /// Grown on demand, not reserved up to the limit: a host's 1000-packet
+    /// NIC queue would otherwise hold 12 KB per host from the start (1.2 GB
+    /// for a 100,000-host star).
+    fifo: Fifo,
     bytes: u64,
     marks: u64,
 }
 
+const _: () = assert!(std::mem::size_of::<DropTail>() == 72);
+
 impl DropTail {
     pub fn new(limit: BufferLimit) -> DropTail {
         DropTail {
-            limit,
+            limit: Mark::of(limit),
             mark_above: Mark::NONE,
-            // Grown on demand, not reserved up to the limit: a host's
-            // 1000-packet NIC queue would otherwise hold 12 KB per host
-            // from the start (1.2 GB for a 100,000-host star).
-            fifo: VecDeque::new(),
+            fifo: Fifo::default(),
             bytes: 0,
             marks: 0,
         }
@@ -41,7 +46,7 @@ impl DropTail {
         }
     }
     pub fn limit(&self) -> BufferLimit {
-        self.limit
+        self.limit.get().expect("a drop-tail queue has a limit")
     }
     pub fn marking_threshold(&self) -> Option<BufferLimit> {
         self.mark_above.get()
@@ -51,13 +56,11 @@ impl DropTail {
         self.marks
     }
     /// Where the next packet enqueued and the next dequeued are kept, as
-    /// prefetch hints (`engine::prefetch`): the ring's slot after its last
-    /// entry (its first when that one wraps) and its front.
+    /// prefetch hints (`engine::prefetch`), where that is the ring's
+    /// memory, not the queue's own ([`Fifo::ring_ends`]).
     #[inline(always)]
-    pub fn ends(&self) -> (*const Held, *const Held) {
-        let (a, b) = self.fifo.as_slices();
-        let tail = if b.is_empty() { a } else { b };
-        (tail.as_ptr_range().end, a.as_ptr())
+    pub fn ends(&self) -> (Option<*const Held>, Option<*const Held>) {
+        self.fifo.ring_ends()
     }
     /// The size of the packet `dequeue` would return next, without
     /// taking it (what Linux's `tbf` peeks in its child bfifo).
@@ -67,12 +70,13 @@ impl DropTail {
     }
 }
 
-/// An optional [`BufferLimit`] in 8 bytes where `Option` takes 16: a
-/// drop-tail queue is most ports' discipline, and these 8 bytes kept
-/// [`crate::net::Port`] from four lines. Packets with the top bit set;
-/// bytes below; `u64::MAX` none. A threshold of 2^63 bytes or more is kept
-/// as 2^63 - 2, which no queue reaches either: it marks the same packets
-/// (none).
+/// An optional [`BufferLimit`] in 8 bytes where `Option` takes 16 (and a
+/// plain one 16): a drop-tail queue is most ports' discipline, and these
+/// bytes keep [`crate::net::Port`]'s discipline and hot statistics in its
+/// first three lines. Packets with the top bit set; bytes below;
+/// `u64::MAX` none. A limit of 2^63 bytes or more is kept as 2^63 - 2,
+/// which no queue reaches either: it admits and marks the same packets
+/// (all, none).
 #[derive(Clone, Copy, Debug)]
 struct Mark(u64);
 
@@ -84,6 +88,16 @@ impl Mark {
         match k {
             BufferLimit::Bytes(b) => Mark(b.get().min(Mark::PACKETS - 2)),
             BufferLimit::Packets(n) => Mark(Mark::PACKETS | u64::from(n)),
+        }
+    }
+
+    /// [`BufferLimit::admits`], on the packed form.
+    #[inline(always)]
+    fn admits(self, bytes: u64, pkts: usize, size: Bytes) -> bool {
+        if self.0 & Mark::PACKETS != 0 {
+            pkts < self.0 as u32 as usize
+        } else {
+            bytes + size.get() <= self.0
         }
     }
 
@@ -103,7 +117,9 @@ impl QueueDiscipline for DropTail {
     #[inline]
     fn enqueue(&mut self, pkt: &mut Packet, id: u32, _now: Time) -> Result<(), u32> {
         let size = pkt.size();
-        if !self.limit.admits(self.bytes, self.fifo.len(), size) {
+        let fits = self.limit.admits(self.bytes, self.fifo.len(), size);
+        debug_assert_eq!(fits, self.limit().admits(self.bytes, self.fifo.len(), size));
+        if !fits {
             return Err(id);
         }
         if let Some(k) = self.mark_above.get() {

@@ -5,6 +5,7 @@
 mod dql;
 mod droptail;
 mod drr;
+mod fifo;
 mod flowq;
 mod fq;
 mod hcf;
@@ -220,10 +221,10 @@ impl Queue {
     }
     /// A drop-tail queue's ring ends ([`DropTail::ends`]), for prefetching.
     #[inline(always)]
-    pub fn ring_ends(&self) -> Option<(*const Held, *const Held)> {
+    pub fn ring_ends(&self) -> (Option<*const Held>, Option<*const Held>) {
         match self {
-            Queue::DropTail(q) => Some(q.ends()),
-            _ => None,
+            Queue::DropTail(q) => q.ends(),
+            _ => (None, None),
         }
     }
     /// Whether the port reports each transmission's completion to its

@@ -299,7 +299,7 @@ impl Simulation {
             prefetch(port);
         } else if !self.hinted.tx_front {
             self.hinted.tx_front = true;
-            if let Some((_, front)) = port.queue.ring_ends() {
+            if let (_, Some(front)) = port.queue.ring_ends() {
                 prefetch(front);
             }
         }
@@ -326,7 +326,7 @@ impl Simulation {
     fn prefetch_tail(&self, p: PortId, input: u32) {
         let i = p as usize;
         if let (Some(port), Some(tally)) = (self.net.ports.get(i), self.drops.ports.get(i)) {
-            if let Some((tail, _)) = port.queue.ring_ends() {
+            if let (Some(tail), _) = port.queue.ring_ends() {
                 prefetch(tail);
             }
             tally.prefetch_slot(input);
