@@ -618,6 +618,13 @@ mod tests {
                     assert_eq!(q.pop().map(|(t, e)| (t.0, e)), want);
                 }
             }
+            // What is pending, in no order, is what the model holds (the
+            // calendar's buckets walked through their chains of blocks).
+            let mut pending: Vec<u64> = q.pending().copied().collect();
+            pending.sort_unstable();
+            let mut held: Vec<u64> = model.iter().map(|&(_, s)| s).collect();
+            held.sort_unstable();
+            assert_eq!(pending, held);
             let keep = [2500, 20, 4000, 10, 30, 0][phase as usize];
             while model.len() > keep {
                 let want = model.pop_first();
