@@ -14,7 +14,7 @@ pub mod shaper;
 pub mod topology;
 
 pub use crate::packet::NodeId;
-pub use port::{Port, PortStats};
+pub use port::{Port, PortStats, PORT_PACKET_BYTES};
 pub use routing::{Selection, GROUP_FIBS_FROM_BYTES};
 pub use shaper::Shaper;
 

@@ -113,12 +113,20 @@ impl Port {
     }
 }
 
+/// The bytes of a [`Port`] a packet's arrival and departure touch: the
+/// discipline, the delay and the hot statistics, up to the drop counts.
+/// What a prefetcher hints of a port (the fourth line would hold a miss
+/// buffer for nothing).
+pub const PORT_PACKET_BYTES: usize =
+    std::mem::offset_of!(Port, stats) + std::mem::offset_of!(PortStats, drop_pkts);
+
 const _: () = assert!(std::mem::size_of::<Port>() == 256);
 // What a packet's arrival and departure touch ends in the third line.
 const _: () = {
     use std::mem::offset_of;
-    assert!(offset_of!(Port, stats) + offset_of!(PortStats, deq_bytes) + 8 <= 192);
-    assert!(offset_of!(Port, delay) + 8 <= 192);
+    assert!(offset_of!(Port, stats) + offset_of!(PortStats, deq_bytes) + 8 <= PORT_PACKET_BYTES);
+    assert!(offset_of!(Port, delay) + 8 <= PORT_PACKET_BYTES);
+    assert!(PORT_PACKET_BYTES <= 192);
 };
 
 #[cfg(test)]

@@ -48,7 +48,7 @@
 
 use super::{Arrival, Event, Simulation};
 use crate::engine::{prefetch, prefetch_bytes};
-use crate::net::PortId;
+use crate::net::{Port, PortId, PORT_PACKET_BYTES};
 use crate::packet::Packet;
 
 /// How many packet events ahead each stage looks (0: no such stage).
@@ -296,7 +296,7 @@ impl Simulation {
         if p != self.hinted.tx_done {
             self.hinted.tx_done = p;
             self.hinted.tx_front = false;
-            prefetch(port);
+            prefetch_bytes(port as *const Port, PORT_PACKET_BYTES);
         } else if !self.hinted.tx_front {
             self.hinted.tx_front = true;
             if let (_, Some(front)) = port.queue.ring_ends() {
@@ -315,7 +315,7 @@ impl Simulation {
             self.drops.ports.get(i),
         ) {
             prefetch(tx);
-            prefetch(port);
+            prefetch_bytes(port as *const Port, PORT_PACKET_BYTES);
             tally.prefetch_head();
         }
     }
