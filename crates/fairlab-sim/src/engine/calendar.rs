@@ -127,16 +127,14 @@ impl<E: Copy> Calendar<E> {
     }
 
     /// Holds `e`, whose bucket lies after the current one.
-    #[inline]
+    #[inline(always)]
     pub(super) fn put(&mut self, e: Entry<E>) {
         let b = self.bucket(&e);
         debug_assert!(b > self.cur);
-        self.held += 1;
         if b - self.cur > self.mask {
-            self.far_puts += 1;
-            self.far.push(e);
-            return;
+            return self.put_far(e);
         }
+        self.held += 1;
         let s = (b & self.mask) as usize;
         let mut slot = self.slots[s];
         let k = slot.len as usize % BLOCK;
@@ -154,6 +152,14 @@ impl<E: Copy> Calendar<E> {
         self.slots[s] = slot;
         self.blocks[slot.tail as usize].0[k] = e;
         self.occupied[s / 64] |= 1 << (s % 64);
+    }
+
+    /// Holds `e`, whose bucket lies beyond the window, in the far heap.
+    #[inline(never)]
+    fn put_far(&mut self, e: Entry<E>) {
+        self.held += 1;
+        self.far_puts += 1;
+        self.far.push(e);
     }
 
     /// A block for a bucket's chain: the free block last emptied (most
