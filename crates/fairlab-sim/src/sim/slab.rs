@@ -10,20 +10,28 @@ use crate::packet::Packet;
 /// whatever a packet grows to.
 #[derive(Clone, Debug, Default)]
 pub struct PacketSlab {
-    slots: Vec<Packet>,
+    slots: Vec<Slot>,
     free: Vec<u32>,
 }
+
+/// A packet in 96 bytes aligned to 32: what a switch hop reads of it (its
+/// first 28 bytes, see [`Packet`]) lies in one cache line.
+#[derive(Clone, Copy, Debug)]
+#[repr(align(32))]
+struct Slot(Packet);
+
+const _: () = assert!(std::mem::size_of::<Slot>() == 96);
 
 impl PacketSlab {
     #[inline]
     pub fn put(&mut self, p: Packet) -> u32 {
         match self.free.pop() {
             Some(i) => {
-                self.slots[i as usize] = p;
+                self.slots[i as usize] = Slot(p);
                 i
             }
             None => {
-                self.slots.push(p);
+                self.slots.push(Slot(p));
                 (self.slots.len() - 1) as u32
             }
         }
@@ -31,19 +39,19 @@ impl PacketSlab {
     #[inline]
     pub fn take(&mut self, id: u32) -> Packet {
         self.free.push(id);
-        self.slots[id as usize]
+        self.slots[id as usize].0
     }
     #[inline]
     pub fn get(&self, id: u32) -> &Packet {
-        &self.slots[id as usize]
+        &self.slots[id as usize].0
     }
     #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut Packet {
-        &mut self.slots[id as usize]
+        &mut self.slots[id as usize].0
     }
     /// The slot of packet `id`, for a prefetch hint (it may be free).
     #[inline(always)]
     pub fn slot_ptr(&self, id: u32) -> *const Packet {
-        self.slots.as_ptr().wrapping_add(id as usize)
+        self.slots.as_ptr().wrapping_add(id as usize) as *const Packet
     }
 }

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 /// Bytes of headers on every TCP segment (IPv4 + TCP, no options): the
 /// smallest packet a TCP flow sends, a pure ACK.
 pub(super) const HEADERS: u64 = 40;
-/// Memory of one packet held in a queue or on a wire (an 88-byte packet
+/// Memory of one packet held in a queue or on a wire (a 96-byte slot of the packet store
 /// record and its slot).
 pub(super) const PACKET_BYTES: u64 = 128;
 /// Packets a connection exchanges to open.
