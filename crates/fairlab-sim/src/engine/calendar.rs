@@ -143,6 +143,7 @@ impl<E: Copy> Calendar<E> {
             let fresh = self.take_block(e);
             if slot.len == 0 {
                 slot.head = fresh;
+                self.occupied[s / 64] |= 1 << (s % 64);
             } else {
                 self.next[slot.tail as usize] = fresh;
             }
@@ -151,7 +152,6 @@ impl<E: Copy> Calendar<E> {
         slot.len += 1;
         self.slots[s] = slot;
         self.blocks[slot.tail as usize].0[k] = e;
-        self.occupied[s / 64] |= 1 << (s % 64);
     }
 
     /// Holds `e`, whose bucket lies beyond the window, in the far heap.
@@ -192,9 +192,13 @@ impl<E: Copy> Calendar<E> {
         let Slot { head, len, .. } = std::mem::replace(&mut self.slots[s], EMPTY_SLOT);
         let mut b = head;
         let mut left = len as usize;
+        // Room once, then each block's entries copied in a loop: a copy
+        // per block through `extend_from_slice` was a call to memcpy for
+        // at most 128 bytes.
+        out.reserve(left);
         while left > 0 {
             let n = left.min(BLOCK);
-            out.extend_from_slice(&self.blocks[b as usize].0[..n]);
+            out.extend(self.blocks[b as usize].0[..n].iter().copied());
             left -= n;
             let following = self.next[b as usize];
             self.next[b as usize] = self.free;
