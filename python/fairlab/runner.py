@@ -107,9 +107,18 @@ def _stop(pool: Any) -> None:
         return
     # Before shutdown, which forgets the worker processes.
     procs = list((getattr(pool, "_processes", None) or {}).values())
+    manager = getattr(pool, "_executor_manager_thread", None)
     pool.shutdown(wait=False, cancel_futures=True)
     for proc in procs:
         proc.terminate()
+    # The pool's manager thread sees its workers gone and closes its wake-up
+    # pipe. Waiting for it here keeps that close from racing CPython's own
+    # exit hook, which writes to the same pipe: an interrupted sweep once
+    # ended with a "Bad file descriptor" traceback after "fairlab:
+    # interrupted" (Python 3.11's `_python_exit` checks the pipe is open and
+    # writes, unlocked, while the manager thread closes it).
+    if manager is not None and manager.is_alive():
+        manager.join(timeout=2)
 
 
 @dataclass
