@@ -148,10 +148,11 @@ mod tests {
         let (mut f, mut v) = (Fifo::default(), VecDeque::new());
         let mut rng = crate::engine::Rng::new(5);
         let mut next = 0;
-        for _ in 0..20_000 {
-            // Long stretches of pushes, then of pops, so that the ring grows,
-            // wraps, empties and fills again.
-            if rng.below_inclusive(2) != 0 || v.len() < 2 && rng.below_inclusive(1) == 0 {
+        for step in 0..20_000 {
+            // Stretches of 2,000 steps that mostly push, then mostly pop,
+            // so that the ring grows, wraps, empties and fills again.
+            let pushing = (step / 2_000) % 2 == 0;
+            if rng.below_inclusive(7) < if pushing { 6 } else { 1 } {
                 f.push_back(held(next));
                 v.push_back(held(next));
                 next += 1;

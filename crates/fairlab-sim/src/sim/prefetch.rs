@@ -152,8 +152,9 @@ const HOP_FIELDS: (usize, usize) = {
     (lo, hi - lo)
 };
 
-// The packet store aligns packets to 32 bytes (`sim::slab`): a hop's fields within one
-// 32-byte unit never straddle two lines, and a hint names one.
+// The packet store aligns packets to 32 bytes (`sim::slab`): a hop's
+// fields within one 32-byte unit never straddle two lines, and a hint
+// names one.
 const _: () = assert!(HOP_FIELDS.0 / 32 == (HOP_FIELDS.0 + HOP_FIELDS.1 - 1) / 32);
 
 /// Networks with at least this many ports prefetch.

@@ -26,8 +26,8 @@ use serde::{Deserialize, Serialize};
 /// Bytes of headers on every TCP segment (IPv4 + TCP, no options): the
 /// smallest packet a TCP flow sends, a pure ACK.
 pub(super) const HEADERS: u64 = 40;
-/// Memory of one packet held in a queue or on a wire (a 96-byte slot of the packet store
-/// record and its slot).
+/// Memory of one packet held in a queue or on a wire (its 96-byte slot in
+/// the packet store, and the handle a queue or an event keeps of it).
 pub(super) const PACKET_BYTES: u64 = 128;
 /// Packets a connection exchanges to open.
 pub(super) const SETUP_PACKETS: u64 = 4;
