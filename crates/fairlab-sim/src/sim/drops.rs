@@ -26,10 +26,13 @@
 //!   so that it stays O(1) per flow; a flow meets congestion at one port at
 //!   a time in every topology here).
 //!
-//! State: per output port, one slot per input port seen (the first
-//! [`SMALL`] found by their indices kept in the port's first cache line,
-//! the rest by a dense index);
-//! per flow direction, one open run. Histograms grow with the longest run.
+//! State: per output port, a packed count of arrivals by input index
+//! (what every admission writes, eight bytes an input), and one slot per
+//! input port that has dropped or been counted out (the first [`SMALL`]
+//! found by their indices, the rest by a dense index); per flow
+//! direction, one open run. Histograms grow with the longest run. The
+//! counts are added into the slots when the run ends
+//! ([`DropTally::close_all`]) and when one would overflow.
 
 use crate::net::PortId;
 use crate::units::Time;
@@ -45,10 +48,11 @@ pub const INPUT_MASK: u64 = (1 << INPUT_BITS) - 1;
 /// The input of a host's own packets (its NIC's queue is not counted).
 pub const HOST_INPUT: u32 = INPUT_MASK as u32;
 
-/// One input port of one output port: what an arrival updates, in one
-/// cache line of its own (56 bytes aligned to 64: unaligned, most slots
-/// straddled two lines, and an arrival read both); the histograms, written
-/// only when a run ends, apart behind a box.
+/// One input port of one output port: what a drop updates, in one cache
+/// line of its own (56 bytes aligned to 64: unaligned, most slots
+/// straddled two lines, and a drop read both); the histograms, written
+/// only when a run ends, apart behind a box. Its arrivals are counted in
+/// [`PortTally`]'s packed counts first.
 #[derive(Clone, Debug, Default)]
 #[repr(align(64))]
 pub struct InputStats {
@@ -78,16 +82,15 @@ struct InputHist {
     hit_drops: Vec<u64>,
 }
 
-/// One output port. In C order, what every arrival reads (the first
-/// slots' input indices, the open run, the slots, the dense index) in the
-/// first cache line, aligned, so that finding an input's slot reads that
-/// line and then the slot itself, not every slot it passes.
+/// One output port. In C order, what every admission reads and writes
+/// (the open runs' gates and the counts' place) in the first cache line,
+/// aligned; its count is then the only other line it writes. A slot
+/// (64 bytes) per input written at every admission made a k = 16 fat
+/// tree's switch ports 5 MB of slots, and finding one read the dense
+/// index first (issue 23, eighth pass).
 #[derive(Clone, Debug)]
 #[repr(C, align(64))]
 pub struct PortTally {
-    /// The input index of each of the first [`SMALL`] slots (`NO_INPUT`:
-    /// none yet).
-    first: [u32; SMALL],
     /// Drops in the open run (0: none open).
     run: u32,
     /// Flow directions whose open own run is at this port: an admission
@@ -96,10 +99,17 @@ pub struct PortTally {
     /// flow's run is almost always open somewhere, waited for it on one
     /// admission in ten; issue 23, seventh pass).
     open_flows: u32,
+    /// Inputs whose own run is open at this port: an admission reads its
+    /// input's slot only when some are.
+    open_inputs: u32,
+    /// By input index: arrivals not yet added into the input's slot,
+    /// packed (see [`ARRIVAL`]); as long as the largest index seen.
+    counts: Box<[u64]>,
     pub inputs: Vec<InputStats>,
+    /// The input index of each of the first [`SMALL`] slots (`NO_INPUT`:
+    /// none yet).
+    first: [u32; SMALL],
     /// By input index: slot + 1 (0: not seen); empty while few inputs.
-    /// A boxed slice (pointer and length): a `Vec`'s capacity would push
-    /// it out of the first line.
     slot_of: Box<[u32]>,
     /// Slots the open run hit.
     run_inputs: Vec<u32>,
@@ -109,8 +119,16 @@ pub struct PortTally {
     pub runs_alone: Vec<u64>,
 }
 
-// What an arrival reads of its port's tally fits the first line.
-const _: () = assert!(std::mem::offset_of!(PortTally, run_inputs) <= 64);
+/// One arrival in a packed count: packets above bit 40, bytes below.
+const ARRIVAL: u64 = 1 << 40;
+const BYTES_MASK: u64 = ARRIVAL - 1;
+/// A count with either of these bits set is added into its slot and
+/// cleared: an arrival (of fewer than 2^39 bytes) then overflows neither
+/// field.
+const COUNT_FULL: u64 = 1 << 63 | 1 << 39;
+
+// What an admission reads of its port's tally fits the first line.
+const _: () = assert!(std::mem::offset_of!(PortTally, first) <= 64);
 const _: () = assert!(std::mem::size_of::<InputStats>() == 64);
 
 /// No input has this index (they stay below 2^[`INPUT_BITS`]).
@@ -119,9 +137,11 @@ const NO_INPUT: u32 = u32::MAX;
 impl Default for PortTally {
     fn default() -> Self {
         PortTally {
-            first: [NO_INPUT; SMALL],
             run: 0,
             open_flows: 0,
+            open_inputs: 0,
+            counts: Box::default(),
+            first: [NO_INPUT; SMALL],
             inputs: Vec::new(),
             slot_of: Box::default(),
             run_inputs: Vec::new(),
@@ -212,7 +232,8 @@ impl InputStats {
         &self.hist.hit_drops
     }
 
-    /// Ends the input's own open run.
+    /// Ends the input's own open run (the port's count of open ones is
+    /// its caller's).
     #[cold]
     #[inline(never)]
     fn close_own(&mut self) {
@@ -243,20 +264,77 @@ impl PortTally {
         }
     }
 
-    /// Hints what finding an input's slot reads (the first slots'
-    /// indices, the slots' and the dense index's headers), not the
-    /// histograms' headers behind them, which only a run's end reads.
+    /// Hints what an admission reads first: the open runs' gates and the
+    /// counts' place.
     #[inline(always)]
     pub(super) fn prefetch_head(&self) {
-        let head = std::mem::offset_of!(PortTally, run_inputs);
-        crate::engine::prefetch_bytes(self as *const PortTally, head);
+        crate::engine::prefetch(self as *const PortTally);
     }
 
-    /// Hints the slot [`PortTally::slot`] will find for input `index`.
+    /// Hints input `index`'s count, which an admission writes.
     #[inline(always)]
-    pub(super) fn prefetch_slot(&self, index: u32) {
+    pub(super) fn prefetch_count(&self, index: u32) {
+        if let Some(c) = self.counts.get(index as usize) {
+            crate::engine::prefetch(c);
+        }
+    }
+
+    /// Counts an arrival of `bytes` from input `index`.
+    #[inline(always)]
+    fn count(&mut self, index: u32, bytes: u64) {
+        debug_assert!(bytes < 1 << 39);
+        match self.counts.get_mut(index as usize) {
+            Some(c) => {
+                *c += ARRIVAL | bytes;
+                if *c & COUNT_FULL != 0 {
+                    self.add_count(index);
+                }
+            }
+            None => self.count_new(index, bytes),
+        }
+    }
+
+    /// [`PortTally::count`] from an input beyond the counts so far.
+    #[cold]
+    #[inline(never)]
+    fn count_new(&mut self, index: u32, bytes: u64) {
+        let mut counts = vec![0; index as usize + 1];
+        counts[..self.counts.len()].copy_from_slice(&self.counts);
+        counts[index as usize] = ARRIVAL | bytes;
+        self.counts = counts.into_boxed_slice();
+    }
+
+    /// Adds input `index`'s count into its slot (made if need be) and
+    /// clears it.
+    #[cold]
+    #[inline(never)]
+    fn add_count(&mut self, index: u32) {
+        let c = std::mem::take(&mut self.counts[index as usize]);
+        let s = self.slot(index);
+        let inp = &mut self.inputs[s];
+        inp.arrival_pkts += c / ARRIVAL;
+        inp.arrival_bytes += c & BYTES_MASK;
+    }
+
+    /// Every count into its slot, in input order.
+    fn add_counts(&mut self) {
+        for i in 0..self.counts.len() {
+            if self.counts[i] != 0 {
+                self.add_count(i as u32);
+            }
+        }
+    }
+
+    /// An admission from input `index` ends the input's own open run.
+    #[cold]
+    #[inline(never)]
+    fn admit_input(&mut self, index: u32) {
         if let Some(s) = self.find(index) {
-            crate::engine::prefetch(self.inputs.as_ptr().wrapping_add(s));
+            let inp = &mut self.inputs[s];
+            if inp.own_run != 0 {
+                inp.close_own();
+                self.open_inputs -= 1;
+            }
         }
     }
 
@@ -339,12 +417,9 @@ impl DropTally {
     #[inline(always)]
     pub fn admitted(&mut self, out: PortId, index: u32, flow: u32, bytes: u64) {
         let t = &mut self.ports[out as usize];
-        let s = t.slot(index);
-        let inp = &mut t.inputs[s];
-        inp.arrival_pkts += 1;
-        inp.arrival_bytes += bytes;
-        if inp.own_run != 0 {
-            inp.close_own();
+        t.count(index, bytes);
+        if t.open_inputs != 0 {
+            t.admit_input(index);
         }
         if t.run != 0 {
             t.close();
@@ -363,13 +438,10 @@ impl DropTally {
     #[inline(never)]
     pub fn dropped(&mut self, out: PortId, index: u32, flow: u32, bytes: u64, d: Dropped) {
         let t = &mut self.ports[out as usize];
-        let s = t.slot(index);
-        let inp = &mut t.inputs[s];
-        inp.arrival_pkts += 1;
-        inp.arrival_bytes += bytes;
-        if d.input != index && inp.own_run != 0 {
+        t.count(index, bytes);
+        if d.input != index && t.open_inputs != 0 {
             // Another input's packet was pushed out: this one got in.
-            inp.close_own();
+            t.admit_input(index);
         }
         self.drop(out, index, flow, d);
     }
@@ -406,7 +478,6 @@ impl DropTally {
     fn drop(&mut self, out: PortId, index: u32, flow: u32, d: Dropped) {
         let pushed_out = d.input != index || d.flow != flow;
         let t = &mut self.ports[out as usize];
-        // A pushed-out packet arrived earlier: its slot exists.
         let s = t.slot(d.input);
         let inp = &mut t.inputs[s];
         inp.drop_pkts += 1;
@@ -415,6 +486,9 @@ impl DropTally {
             t.run_inputs.push(s as u32);
         }
         inp.in_run += 1;
+        if inp.own_run == 0 {
+            t.open_inputs += 1;
+        }
         inp.own_run += 1;
         t.run += 1;
         if pushed_out && t.open_flows != 0 {
@@ -441,11 +515,13 @@ impl DropTally {
         for t in &mut self.ports {
             t.close();
             t.open_flows = 0;
+            t.open_inputs = 0;
             for inp in &mut t.inputs {
                 if inp.own_run != 0 {
                     inp.close_own();
                 }
             }
+            t.add_counts();
         }
         for (k, f) in self.flows.iter_mut().enumerate() {
             if f.len != 0 {
@@ -652,6 +728,59 @@ mod tests {
         // Flow 0's runs: 1 at port 0, 1 at port 1; flow 1's: 1 at port 1.
         let runs: Vec<_> = t.flow_runs.iter().map(|(&k, &n)| (k, n)).collect();
         assert_eq!(runs, vec![((0, 0, 1), 1), ((0, 1, 1), 1), ((1, 1, 1), 1)]);
+    }
+
+    /// Each port's count of open input runs against the inputs' runs.
+    fn open_inputs_hold(t: &DropTally) -> bool {
+        t.ports
+            .iter()
+            .all(|p| p.open_inputs as usize == p.inputs.iter().filter(|s| s.own_run != 0).count())
+    }
+
+    #[test]
+    fn arrivals_counted_packed_add_up_in_the_slots_through_overflow_and_growth() {
+        let mut t = tally();
+        t.flows = vec![FlowRun::default(); 64];
+        // Inputs met from high to low index and back (the counts grow),
+        // arrivals of up to 2^38 bytes (a count reaches bit 39 within
+        // three and is added into its slot mid-run), one drop in five.
+        let mut rng = crate::engine::Rng::new(7);
+        let mut want = [(0u64, 0u64); 24];
+        for n in 0..20_000u32 {
+            let i = match n {
+                0..=23 => 23 - n,
+                _ => rng.below_inclusive(23) as u32,
+            };
+            let bytes = if rng.below_inclusive(7) == 0 {
+                (1 << 38) + rng.below_inclusive(999)
+            } else {
+                40 + rng.below_inclusive(1459)
+            };
+            let d = (rng.below_inclusive(4) == 0).then_some(Dropped {
+                input: i,
+                flow: i,
+                bytes,
+            });
+            t.arrival(0, i, i, bytes, d);
+            want[i as usize].0 += 1;
+            want[i as usize].1 += bytes;
+            assert!(open_inputs_hold(&t));
+        }
+        assert_eq!(t.ports[0].counts.len(), 24);
+        t.close_all();
+        assert!(t.ports[0].counts.iter().all(|&c| c == 0));
+        assert_eq!((t.ports[0].open_inputs, open_inputs_hold(&t)), (0, true));
+        for (i, &(pkts, bytes)) in want.iter().enumerate() {
+            let s = input(&t, i as u32);
+            assert_eq!(
+                (s.arrival_pkts, s.arrival_bytes),
+                (pkts, bytes),
+                "input {i}"
+            );
+        }
+        // Closing again adds nothing twice.
+        t.close_all();
+        assert_eq!(input(&t, 3).arrival_pkts, want[3].0);
     }
 
     #[test]

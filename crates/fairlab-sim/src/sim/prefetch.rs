@@ -22,7 +22,7 @@
 //!   its transmitter and drop tally; that port is remembered
 //!   (`Simulation::ahead`);
 //! * the next event: in the remembered port, the tail of its queue's ring
-//!   and its input's slot of the tally;
+//!   and its input's count in the tally;
 //! * and the port of the next transmission's end, then its ring's front.
 //!
 //! Each stage reads only lines a stage before it hinted at least one event
@@ -326,7 +326,7 @@ impl Simulation {
     }
 
     /// What an arrival from `input` into port `p` writes beyond its
-    /// records: its queue's ring tail and its slot of the tally.
+    /// records: its queue's ring tail and its input's count in the tally.
     #[inline(always)]
     fn prefetch_tail(&self, p: PortId, input: u32) {
         let i = p as usize;
@@ -334,7 +334,7 @@ impl Simulation {
             if let (Some(tail), _) = port.queue.ring_ends() {
                 prefetch(tail);
             }
-            tally.prefetch_slot(input);
+            tally.prefetch_count(input);
         }
     }
 }
