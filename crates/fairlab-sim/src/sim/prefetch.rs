@@ -31,8 +31,8 @@
 //! "Fourth pass"). Those routing stages ([`DEEP`]) run on networks of
 //! [`DEEP_PORTS`] ports or more; on smaller ones routing's arrays stay in
 //! cache and the [`SHALLOW`] stages skip them (the packet four events
-//! ahead, the entry two, the port one; at a host, the packet two ahead and
-//! the socket one).
+//! ahead, the entry two, the port one; at a host, the packet and the
+//! endpoint's first line two ahead, the socket one).
 //!
 //! Each line is hinted once: after an event that moved no packet (a
 //! transmission's end, a timer) the stages are skipped unless the packet
@@ -222,9 +222,13 @@ impl Simulation {
                         ep.prefetch_for(packet);
                     }
                 }
-                // The endpoint reads the whole segment.
+                // The endpoint reads the whole segment; the socket's hint at
+                // `NEAR` reads the endpoint's kind, in its first line.
                 Arrival::Host => {
-                    prefetch_bytes(packet as *const Packet, std::mem::size_of::<Packet>())
+                    prefetch_bytes(packet as *const Packet, std::mem::size_of::<Packet>());
+                    if let Some(ep) = self.endpoints.get(packet.endpoint() as usize) {
+                        prefetch(ep);
+                    }
                 }
                 Arrival::Delayed => {}
             }
