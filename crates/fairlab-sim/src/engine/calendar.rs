@@ -275,6 +275,26 @@ impl<E: Copy> Calendar<E> {
         }
     }
 
+    /// The event of the `k`th entry put in the next occupied bucket (in the
+    /// order they were put, not yet sorted), for the prefetcher to look
+    /// past the bucket being drained.
+    #[inline(never)]
+    pub(super) fn peek_next(&self, k: usize) -> Option<&E> {
+        if self.held == 0 {
+            return None;
+        }
+        let b = self.next_occupied()?;
+        let slot = self.slots[(b & self.mask) as usize];
+        if k >= slot.len as usize {
+            return None;
+        }
+        let mut block = slot.head;
+        for _ in 0..k / BLOCK {
+            block = self.next[block as usize];
+        }
+        Some(self.blocks[block as usize].0[k % BLOCK].event())
+    }
+
     /// The first occupied bucket after the current one, within the window.
     #[inline]
     fn next_occupied(&self) -> Option<u64> {

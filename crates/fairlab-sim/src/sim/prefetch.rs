@@ -9,7 +9,9 @@
 //!
 //! * `far` events ahead: the fields of the packet that a switch reads
 //!   ([`HOP_FIELDS`]), and its input's index where it arrives (what it
-//!   meets there, the event carries);
+//!   meets there, the event carries); this stage alone looks past the end
+//!   of the calendar's bucket being drained into the next one, so that
+//!   the first packets of each bucket are hinted too;
 //! * `keys` ahead: what routing reads first (the destination's host
 //!   index, the switch's FIB index, whether the input climbs), or, at a
 //!   host, the rest of the packet and the endpoint's first line;
@@ -200,7 +202,8 @@ impl Simulation {
     #[inline(always)]
     fn prefetch_packets<const DEEP_STAGES: bool>(&mut self) {
         let st = if DEEP_STAGES { DEEP } else { SHALLOW };
-        if let Some(&Event::Arrive { port, pkt, .. }) = self.events.peek_packet_event(st.far) {
+        if let Some(&Event::Arrive { port, pkt, .. }) = self.events.peek_packet_event_across(st.far)
+        {
             let (start, len) = HOP_FIELDS;
             prefetch_bytes(self.packets.slot_ptr(pkt).wrapping_byte_add(start), len);
             if DEEP_STAGES {
