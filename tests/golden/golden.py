@@ -9,13 +9,15 @@ a build against the record.
 
     python tests/golden/golden.py record   # rewrite tests/golden/digests.json
     python tests/golden/golden.py check    # compare (tests/python/test_golden.py runs this)
+    python tests/golden/golden.py extend   # record the columns a later build added
 
 The scenarios themselves are stored in the record, so a change to a Python
 scenario builder does not silently change what is compared. Columns or
-summary keys a later build adds are allowed (reported); a recorded one that
-is missing or different fails. `events` is the simulator's own event count,
-not a result: it is recorded but not compared (a faster event loop needs
-fewer events for the same packets).
+summary keys a later build adds are allowed (reported) until `extend` records
+them for the recorded scenarios, which it does only when every recorded one is
+unchanged; a recorded one that is missing or different fails. `events` is
+the simulator's own event count, not a result: it is recorded but not
+compared (a faster event loop needs fewer events for the same packets).
 """
 
 from __future__ import annotations
@@ -134,6 +136,27 @@ def record() -> None:
     print(f"recorded {len(entries)} runs in {RECORD}")
 
 
+def extend() -> int:
+    """Adds to each recorded run the columns and summary keys recorded
+    nowhere yet, keeping its scenario and every recorded digest; refuses
+    (1) if any recorded digest has changed."""
+    entries = json.loads(RECORD.read_text())
+    added = 0
+    for e, got in zip(entries, run_all(entries, verbose=False), strict=True):
+        for key, want in e["digests"].items():
+            if key.removeprefix("summary.") in INTERNAL:
+                continue
+            if got.get(key) != want:
+                print(f"{e['name']}: {key} was {want}, now {got.get(key)}: not extending")
+                return 1
+        new = {k: v for k, v in got.items() if k not in e["digests"]}
+        e["digests"].update(new)
+        added += len(new)
+    RECORD.write_text(json.dumps(entries, indent=1, sort_keys=True) + "\n")
+    print(f"added {added} digests to {len(entries)} runs in {RECORD}")
+    return 0
+
+
 def check(names: list[str] | None = None) -> list[str]:
     """Problems found (empty: every recorded column and value is unchanged)."""
     entries = json.loads(RECORD.read_text())
@@ -156,12 +179,14 @@ def check(names: list[str] | None = None) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("mode", choices=["record", "check"])
+    ap.add_argument("mode", choices=["record", "check", "extend"])
     ap.add_argument("names", nargs="*", help="check only runs whose name contains one of these")
     a = ap.parse_args()
     if a.mode == "record":
         record()
         return 0
+    if a.mode == "extend":
+        return extend()
     problems = check(a.names)
     for p in problems:
         print(p)
