@@ -527,6 +527,16 @@ impl<E: Copy> EventQueue<E> {
         }
     }
 
+    /// As [`Self::peek_packet_event`], to change in place what the event
+    /// carries (not its place in the order).
+    #[inline(always)]
+    pub fn peek_packet_event_mut(&mut self, ahead: usize) -> Option<&mut E> {
+        self.main
+            .v
+            .get_mut(self.main.head + ahead)
+            .map(|e| &mut e.event)
+    }
+
     /// As [`Self::peek_packet_event`], among events scheduled at a reserved place.
     #[inline(always)]
     pub fn peek_reserved_event(&self, ahead: usize) -> Option<&E> {

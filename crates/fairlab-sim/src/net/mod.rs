@@ -224,6 +224,12 @@ impl Network {
             .peek(node, dst_host, pkt, climb, || addrs[dst_host as usize])
     }
 
+    /// Whether [`Network::peek_route_in`] always gives the port
+    /// [`Network::route_in`] will (no node sprays).
+    pub fn routes_stateless(&self) -> bool {
+        self.routes.stateless()
+    }
+
     /// The first of three routing hints for a packet that will arrive at
     /// `node` over `from` (see `sim::prefetch`): the destination's host
     /// index, `node`'s FIB index, whether `from` climbs. Reads only the

@@ -183,6 +183,15 @@ impl Routes {
         self.group_fibs = on;
     }
 
+    /// Whether every node's choice is a function of the packet and the
+    /// tables alone (no spraying): then [`Routes::peek`] gives the port
+    /// [`Routes::select`] will.
+    pub(super) fn stateless(&self) -> bool {
+        self.fibs
+            .iter()
+            .all(|f| !matches!(f.selection, Selection::Spray))
+    }
+
     /// Whether a packet that arrived over port `from` climbs at its node.
     #[inline]
     pub(super) fn climbs(&self, from: PortId) -> bool {

@@ -185,25 +185,36 @@ enum Arrival {
     Switch(NodeId),
     /// A switch that forwards it after its forwarding jitter.
     Delayed,
+    /// A switch that forwards it at once, to this output port: the
+    /// prefetcher routed it ahead of time (`prefetch`), where routing is
+    /// stateless. Never a transmitter's.
+    Routed(PortId),
 }
 
 /// An [`Arrival`] in 4 bytes, as a port's transmitter keeps it and its
-/// arrival events carry it: a switch's node, or one of two marks (node
-/// numbers stay far below them).
+/// arrival events carry it: a switch's node (below [`ArrivalAt::ROUTED`]),
+/// an output port above it, or one of two marks.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ArrivalAt(u32);
 
 impl ArrivalAt {
     const HOST: u32 = u32::MAX;
     const DELAYED: u32 = u32::MAX - 1;
+    const ROUTED: u32 = 1 << 31;
+    /// Output ports at or above this cannot be carried routed.
+    const ROUTED_PORTS: u32 = Self::DELAYED - Self::ROUTED;
 
     fn pack(a: Arrival) -> ArrivalAt {
         ArrivalAt(match a {
             Arrival::Host => Self::HOST,
             Arrival::Delayed => Self::DELAYED,
             Arrival::Switch(node) => {
-                assert!(node < Self::DELAYED, "node {node}: too many nodes");
+                assert!(node < Self::ROUTED, "node {node}: too many nodes");
                 node
+            }
+            Arrival::Routed(out) => {
+                debug_assert!(out < Self::ROUTED_PORTS);
+                Self::ROUTED | out
             }
         })
     }
@@ -213,6 +224,7 @@ impl ArrivalAt {
         match self.0 {
             Self::HOST => Arrival::Host,
             Self::DELAYED => Arrival::Delayed,
+            x if x >= Self::ROUTED => Arrival::Routed(x & !Self::ROUTED),
             node => Arrival::Switch(node),
         }
     }
@@ -250,7 +262,10 @@ impl Simulation {
         }
         let drops = drops::DropTally::new(&net.ports, net.nodes.len(), 2 * endpoints.len());
         let prefetch = net.ports.len() >= prefetch::PREFETCH_PORTS;
-        let hinted = prefetch::Hinted::new(net.ports.len() >= prefetch::DEEP_PORTS);
+        let hinted = prefetch::Hinted::new(
+            net.ports.len() >= prefetch::DEEP_PORTS,
+            Self::may_route_ahead(&net),
+        );
         let mut sim = Simulation {
             drops,
             tx: net
@@ -383,7 +398,16 @@ impl Simulation {
     /// dependent read of routing: on by default on networks of 32,768
     /// ports or more (see [`prefetch`]). A hint only, like the prefetcher.
     pub fn set_prefetch_deep(&mut self, deep: bool) {
-        self.hinted = prefetch::Hinted::new(deep);
+        self.hinted = prefetch::Hinted::new(deep, Self::may_route_ahead(&self.net));
+    }
+
+    /// Whether the prefetcher may route a switch arrival ahead of time and
+    /// the arrival take that route ([`Arrival::Routed`]): where no node
+    /// sprays, a route is a function of the input port and the packet's
+    /// destination and hash, which do not change in flight, so routing a
+    /// little earlier routes the same.
+    fn may_route_ahead(net: &Network) -> bool {
+        net.routes_stateless() && net.ports.len() < ArrivalAt::ROUTED_PORTS as usize
     }
 
     /// Simulated time at which the run ended.
@@ -476,13 +500,25 @@ impl Simulation {
             Event::Arrive { port, pkt, at } => {
                 // `at.unpack()` spelled out as integer comparisons: matching
                 // the unpacked enum here cost the incast 3.5 M instructions.
-                if at.0 < ArrivalAt::DELAYED {
+                if at.0 < ArrivalAt::ROUTED {
                     self.forward(at.0, pkt, port);
                 } else if at.0 == ArrivalAt::HOST {
                     let pkt = self.packets.take(pkt);
                     self.deliver(pkt);
-                } else {
+                } else if at.0 == ArrivalAt::DELAYED {
                     self.delay_forward(port, pkt);
+                } else {
+                    let out = at.0 & !ArrivalAt::ROUTED;
+                    debug_assert_eq!(
+                        out,
+                        self.net.peek_route_in(
+                            self.net.ports[port as usize].peer,
+                            self.packets.get(pkt),
+                            port
+                        ),
+                        "routed ahead differently"
+                    );
+                    self.forward_to(out, pkt, port);
                 }
             }
             Event::Timer { endpoint, token } => self.on_timer(endpoint, token),

@@ -300,6 +300,12 @@ impl Simulation {
     pub(super) fn forward(&mut self, node: u32, id: u32, from: PortId) {
         let pkt = self.packets.get(id);
         let out = self.net.route_in(node, pkt, from);
+        self.forward_to(out, id, from);
+    }
+
+    /// [`Simulation::forward`] once routed: to output port `out`.
+    #[inline]
+    pub(super) fn forward_to(&mut self, out: PortId, id: u32, from: PortId) {
         debug_assert_ne!(out, crate::net::NO_ROUTE);
         let input = self.drops.in_index[from as usize];
         if out == self.drops.trace_port {

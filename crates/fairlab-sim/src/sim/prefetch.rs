@@ -22,7 +22,10 @@
 //! * `set` ahead: the next-hop set that the entry names;
 //! * [`NEAR`] (one) ahead: the output port the packet will be routed to, with
 //!   its transmitter and drop tally; that port is remembered
-//!   (`Simulation::ahead`);
+//!   (`Simulation::ahead`), and where no node sprays it is written into the
+//!   arrival event itself, which then forwards without routing again
+//!   (`Arrival::Routed`: a route is then a function of the input port and
+//!   the packet's destination and hash, none of which changes in flight);
 //! * the next event: in the remembered port, the tail of its queue's ring
 //!   and its input's count in the tally;
 //! * and the port of the next transmission's end, then its ring's front.
@@ -42,13 +45,15 @@
 //! however many events pass before it (BENCHMARKS.md, "Fourth pass": these
 //! repeats were a third of the hints' instructions).
 //!
-//! Hints only: nothing the simulation reads changes (routing is peeked, not
-//! taken; the remembered port is only prefetched), so results are
-//! bit-identical with and without. Small networks (the incast) skip it:
+//! Hints only, but for that route: nothing else the simulation reads
+//! changes (routing is peeked, not taken; the remembered port is only
+//! prefetched), so results are bit-identical with and without (a test runs
+//! a large network both ways, and a debug build checks each route taken
+//! ahead against routing's own). Small networks (the incast) skip it:
 //! their working set stays in cache and the hints would only cost
 //! instructions.
 
-use super::{Arrival, Event, Simulation};
+use super::{Arrival, ArrivalAt, Event, Simulation};
 use crate::engine::{prefetch, prefetch_bytes};
 use crate::net::{Port, PortId, PORT_PACKET_BYTES};
 use crate::packet::Packet;
@@ -106,15 +111,19 @@ pub(super) struct Hinted {
     /// front was hinted too.
     tx_done: PortId,
     tx_front: bool,
+    /// Whether a switch arrival routed at [`NEAR`] carries its route to
+    /// `forward` ([`super::Arrival::Routed`]; no node sprays).
+    route_ahead: bool,
 }
 
 impl Hinted {
-    pub(super) fn new(deep: bool) -> Hinted {
+    pub(super) fn new(deep: bool, route_ahead: bool) -> Hinted {
         Hinted {
             deep,
             packets: (u32::MAX, u32::MAX),
             tx_done: PortId::MAX,
             tx_front: false,
+            route_ahead,
         }
     }
 }
@@ -233,7 +242,7 @@ impl Simulation {
                         prefetch(ep);
                     }
                 }
-                Arrival::Delayed => {}
+                Arrival::Delayed | Arrival::Routed(_) => {}
             }
         }
         if DEEP_STAGES {
@@ -257,8 +266,19 @@ impl Simulation {
                 Arrival::Switch(node) => {
                     let out = self.net.peek_route_in(node, packet, port);
                     self.ahead = (pkt, out);
+                    if self.hinted.route_ahead {
+                        // The arrival takes this route: `forward` need not
+                        // route again.
+                        if let Some(Event::Arrive { at, .. }) =
+                            self.events.peek_packet_event_mut(NEAR)
+                        {
+                            *at = ArrivalAt::pack(Arrival::Routed(out));
+                        }
+                    }
                     self.prefetch_port(out);
                 }
+                // Routed at an earlier look (its port hinted then).
+                Arrival::Routed(out) => self.ahead = (pkt, out),
                 Arrival::Host if !DEEP_STAGES => {
                     if let Some(ep) = self.endpoints.get(packet.endpoint() as usize) {
                         ep.prefetch_for(packet);
@@ -286,7 +306,7 @@ impl Simulation {
                         prefetch_bytes(self.endpoints.as_ptr().wrapping_add(ep), 1);
                     }
                 }
-                Arrival::Delayed => {}
+                Arrival::Delayed | Arrival::Routed(_) => {}
             }
         }
         if let Some(&Event::Arrive { pkt, at, .. }) = self.events.peek_packet_event(st.tables) {
