@@ -284,15 +284,9 @@ impl<E: Copy> Calendar<E> {
             return None;
         }
         let b = self.next_occupied()?;
-        let slot = self.slots[(b & self.mask) as usize];
-        if k >= slot.len as usize {
-            return None;
-        }
-        let mut block = slot.head;
-        for _ in 0..k / BLOCK {
-            block = self.next[block as usize];
-        }
-        Some(self.blocks[block as usize].0[k % BLOCK].event())
+        self.slot_iter((b & self.mask) as usize)
+            .nth(k)
+            .map(|e| e.event())
     }
 
     /// The first occupied bucket after the current one, within the window.
