@@ -41,6 +41,28 @@ sru = "64KiB"
 rounds = 3
 "#;
 
+/// An incast over links so slow that one segment's serialization (8.3 s)
+/// outlasts the minimum RTO forty times: every segment is sent again
+/// several times while on the wire (the scenario fuzzer's worst cases).
+const INCAST_1KBPS: &str = r#"
+[topology]
+kind = "star"
+hosts = 5
+rate = "1kbps"
+delay = "25us"
+[queue]
+limit = "31pkt"
+[tcp]
+profile = "ns2"
+min_rto = "200ms"
+[[workload]]
+kind = "incast"
+client = "h0"
+servers = "all"
+sru = "16000B"
+rounds = 2
+"#;
+
 const DUMBBELL: &str = r#"
 duration = "20ms"
 [topology]
@@ -131,6 +153,7 @@ fn fat_tree(k: u32, ms: u32) -> String {
 fn the_estimate_bounds_the_simulators_work() {
     let cases = [
         ("incast", INCAST.to_string()),
+        ("incast at 1 kb/s", INCAST_1KBPS.to_string()),
         ("dumbbell", DUMBBELL.to_string()),
         ("parking lot", PARKING_LOT.to_string()),
         ("shaped outcast", SHAPED.to_string()),
