@@ -158,6 +158,29 @@ def test_bench_quick_reports_rates():
     assert 1.8 < hops.iloc[0] < 2 + 1e-4 and 2.7 < hops.iloc[1] < 3 + 1e-4
 
 
+def test_bench_scale_quick_measures_each_workload_against_the_incast():
+    p = run_cli("bench", "--scale", "--quick", "--format", "csv")
+    assert p.returncode == 0, p.stderr
+    df = pd.read_csv(io.StringIO(p.stdout)).set_index("workload")
+    names = [w.split(",")[0] for w in df.index]
+    assert names == [
+        "fat tree k=4",
+        "fat tree k=8",
+        "fat tree k=16",
+        "leaf-spine 16x8",
+        "incast 32 servers",
+    ]
+    assert (df["packet_hops"] > 1e5).all()
+    # A hop is an arrival and, behind a waiting queue, a transmission's end,
+    # plus the endpoints' work: 1.44 (the incast) to 1.75 (the leaf-spine)
+    # in BENCHMARKS.md.
+    assert df["events_per_hop"].between(1.2, 2.5).all()
+    incast = df.iloc[-1]
+    assert incast["hop_cost_vs_incast"] == 1.0
+    ratio = incast["packet_hops_per_cpu_s"] / df["packet_hops_per_cpu_s"]
+    assert ((df["hop_cost_vs_incast"] - ratio).abs() < 1e-3 * ratio).all()
+
+
 def test_incast_tcp_and_sack_options_keep_the_csv_columns(capsys):
     args = ["incast", "--servers", "8", "--rounds", "3", "--min-rto", "200ms", "--format", "csv"]
     assert main([*args, "--tcp", "dctcp", "--jobs", "1"]) == 0

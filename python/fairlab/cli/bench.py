@@ -103,7 +103,8 @@ def _bench_scale(args: argparse.Namespace) -> int:
         print(
             f"{r['workload']}: {r['packet_hops']:.3g} packet-hops in {r['cpu_s']:.2f} CPU s "
             f"({r['wall_s']:.2f} s wall); {r['packet_hops_per_cpu_s'] / 1e6:.2f} M packet-hops "
-            f"per CPU-second, {r['events_per_hop']:.2f} events per hop, peak "
+            f"per CPU-second ({r['hop_cost_vs_incast']:.2f}x the incast's CPU time per hop), "
+            f"{r['events_per_hop']:.2f} events per hop, peak "
             f"{r['peak_rss_bytes'] / 2**20:.0f} MiB, {r['bytes_per_flow']:.0f} bytes per flow"
         )
     return 0

@@ -124,10 +124,16 @@ def measure(scenario: dict[str, Any]) -> dict[str, float]:
 
 
 def run(quick: bool) -> list[dict[str, Any]]:
+    """Every workload measured, each with its CPU time per packet-hop
+    over the incast's (`hop_cost_vs_incast`, issue 23's measure of how a
+    hop's cost grows with the topology: at most 1.5 at k = 16)."""
     rows = []
     ctx = multiprocessing.get_context("spawn")
     for name, sc in workloads(quick):
         with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
             m = pool.submit(measure, sc).result()
         rows.append({"workload": name, **m})
+    incast = next(r for r in rows if r["workload"].startswith("incast"))
+    for r in rows:
+        r["hop_cost_vs_incast"] = incast["packet_hops_per_cpu_s"] / r["packet_hops_per_cpu_s"]
     return rows
