@@ -66,8 +66,9 @@ pub struct WorkloadCost {
     pub connections: u64,
     /// UDP flows.
     pub udp_flows: u64,
-    /// Its data senders and receivers (for the links' capacity), when its
-    /// packets are [`Pace::Shared`].
+    /// Its data senders and receivers: for the links' capacity when its
+    /// packets are [`Pace::Shared`], and the first for a segment's round
+    /// trip (`estimate::sent_again`).
     pub pairs: Vec<(String, String)>,
     /// When it is done, without a duration (`None`: it has no end of its
     /// own, as UDP).

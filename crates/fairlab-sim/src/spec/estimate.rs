@@ -85,7 +85,7 @@ fn workload_costs(sc: &Scenario, r: &Resolved) -> Vec<WorkloadCost> {
         .iter()
         .enumerate()
         .map(|(i, w)| {
-            let cost = w.estimate(&EstimateCtx {
+            let cx = EstimateCtx {
                 path: format!("workload[{i}]"),
                 hosts: &r.hosts,
                 index: &r.host_index,
@@ -97,9 +97,10 @@ fn workload_costs(sc: &Scenario, r: &Resolved) -> Vec<WorkloadCost> {
                 forwarding_jitter: sc.switch.forwarding_jitter,
                 slowest,
                 access,
-            });
-            match r.workload_tcp(i) {
-                Some(tcp) if cost.pace != Pace::Datagrams => sent_again(tcp, slowest, cost),
+            };
+            let cost = w.estimate(&cx);
+            match cx.tcp {
+                Some(tcp) if cost.pace != Pace::Datagrams => sent_again(&cx, tcp, cost),
                 _ => cost,
             }
         })
@@ -107,26 +108,42 @@ fn workload_costs(sc: &Scenario, r: &Resolved) -> Vec<WorkloadCost> {
 }
 
 /// A TCP workload's data packets counted with the copies its timeouts
-/// send when one segment's serialization on the slowest link outlasts the
-/// minimum RTO (a link of a few kb/s): the sender times out before any
-/// ACK can come back, backs off (RFC 6298 (5.5): the RTO doubles, up to
-/// `max_rto` and the largest backoff) and sends the segment again, until
-/// the RTO outlasts the wait for its ACK. That wait is counted as the
-/// segment's serialization on each link of the workload's longest route,
-/// as if every link were the slowest and no queue held it: queues make it
-/// longer and the RTO's own measurements shorter (the fuzzer's worst
+/// send when a data segment's round trip outlasts the first RTO the
+/// sender can have (a link of a few kb/s, where one segment's
+/// serialization takes seconds): the RTO after the handshake's sample
+/// (RFC 6298 (2.2): three times that round trip of header-sized packets)
+/// or, without a handshake, the initial RTO, within `min_rto` and
+/// `max_rto`. Then the sender times out before any ACK can come back,
+/// backs off (RFC 6298 (5.5): the RTO doubles, up to `max_rto` and the
+/// largest backoff) and sends the segment again, until the RTO outlasts
+/// the round trip; the samples its copies' ACKs give keep the RTO near
+/// its minimum, so every segment's sequence is counted from `min_rto`.
+/// The round trip is counted over the links of the workload's first pair
+/// with no queue in the way: queues make it longer (the fuzzer's worst
 /// incasts at 1 kb/s ran 1.7 times the packets counted so, within the
 /// stated bound). Capped by the timeouts after which the connection
-/// aborts. Where a segment's serialization is within the minimum RTO,
-/// nothing is added (see the module comment).
-fn sent_again(tcp: &TcpSettings, slowest: u64, mut cost: WorkloadCost) -> WorkloadCost {
-    let segment = u64::from(tcp.mss) + HEADERS;
-    let on_wire = Time(mul_div(segment * 8, PS_PER_SEC, slowest.max(1)));
+/// aborts. Nothing is added where the round trip is within the first RTO
+/// (see the module comment), nor for a workload without pairs.
+fn sent_again(cx: &EstimateCtx, tcp: &TcpSettings, mut cost: WorkloadCost) -> WorkloadCost {
+    let Some((src, dst)) = cost.pairs.first() else {
+        return cost;
+    };
+    let (topo, index) = (cx.topology, cx.index);
+    let segment = Bytes(u64::from(tcp.mss) + HEADERS);
+    let header = Bytes(HEADERS);
+    let back = topo.one_way(index, dst, src, header);
+    let wait = topo.one_way(index, src, dst, segment).saturating_add(back);
+    let first_rto = if tcp.handshake {
+        topo.one_way(index, src, dst, header)
+            .saturating_add(back)
+            .times(3)
+    } else {
+        tcp.initial_rto
+    };
     let min_rto = tcp.min_rto.max(Time(1));
-    if on_wire <= min_rto {
+    if wait <= first_rto.max(min_rto).min(tcp.max_rto) {
         return cost;
     }
-    let wait = on_wire.times(cost.hops.max(1));
     let ceiling = match tcp.max_backoff {
         0 => tcp.max_rto,
         b => tcp.max_rto.min(min_rto.times(u64::from(b))),
@@ -150,10 +167,9 @@ fn sent_again(tcp: &TcpSettings, slowest: u64, mut cost: WorkloadCost) -> Worklo
     if let Some(p) = &mut cost.packets {
         p.value = p.value.saturating_mul(sends);
         p.how = format!(
-            "{}, each sent up to {sends} times: a {segment}-byte segment takes \"{on_wire}\" at {} bits/s, past the minimum RTO \"{min_rto}\", on each of {} links",
+            "{}, each sent up to {sends} times: a {}-byte segment's round trip, \"{wait}\", outlasts the first RTO, and its timeouts back off from \"{min_rto}\"",
             p.how,
-            approx(slowest),
-            cost.hops.max(1)
+            segment.get()
         );
     }
     cost

@@ -349,3 +349,30 @@ fn a_radon_period_beyond_the_run_counts_its_burst() {
     let mut sim = build(&sc, None).expect("builds");
     sim.run();
 }
+
+/// The copies of `estimate::sent_again` are counted only where a data
+/// segment's round trip outlasts the first RTO: at 1 kb/s (8.3 s a
+/// segment, against an RTO of three handshake round trips), not for an
+/// incast with no minimum RTO at 10 Gb/s, whose first RTO (three round
+/// trips of 20 us) covers its data's.
+#[test]
+fn only_a_round_trip_past_the_first_rto_counts_copies() {
+    let packets = |text: &str| {
+        let est = scenario(text).resolve().expect("valid").estimate;
+        let how: Vec<String> = est.packets.iter().map(|t| t.how.clone()).collect();
+        (est.packets(), how.join("; "))
+    };
+    let fast = |min_rto: &str| {
+        INCAST_1KBPS
+            .replace("1kbps", "10Gbps")
+            .replace("\"200ms\"", &format!("\"{min_rto}\""))
+    };
+    let (none, how) = packets(&fast("0s"));
+    assert!(!how.contains("sent up to"), "{how}");
+    assert_eq!(none, packets(&fast("200ms")).0);
+    let (slow, how) = packets(INCAST_1KBPS);
+    assert!(how.contains("each sent up to 7 times"), "{how}");
+    // The same segments, and the connections' opening, counted once.
+    let setup = 4 * super::limits::SETUP_PACKETS;
+    assert_eq!(slow - setup, (none - setup) * 7);
+}

@@ -1141,7 +1141,10 @@ impl Estimated for NfsReadSpec {
             connections: n,
             udp_flows: 0,
             hops: cx.most_hops(clients.iter().map(|c| (self.server.as_str(), c.as_str()))),
-            pairs: Vec::new(),
+            pairs: clients
+                .iter()
+                .map(|c| (self.server.clone(), c.clone()))
+                .collect(),
             end,
             packets: Some(term),
             pace: Pace::Own,
