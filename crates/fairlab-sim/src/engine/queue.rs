@@ -174,6 +174,8 @@ struct Near<E> {
 /// hovering around one does not switch back and forth.
 const TO_CALENDAR: usize = 64;
 const TO_SORTED: usize = 16;
+/// Entries a sorted-mode insert walks back over before it searches.
+const WALK_BACK: usize = 4;
 
 impl<E: Copy> Near<E> {
     fn new() -> Self {
@@ -259,7 +261,14 @@ impl<E: Copy> Near<E> {
     }
 
     /// Inserts `e` into the sorted array (sorted mode: at most
-    /// `TO_CALENDAR` pending), walking back from its end.
+    /// `TO_CALENDAR` pending). Most of an incast's late entries go among
+    /// the last few ([`WALK_BACK`]: found by a walk back from the end);
+    /// a small fabric's transmission ends, scheduled late at their
+    /// reserved places, go near the front (a k = 4 fat tree: five entries
+    /// in front, 25 behind, on average), found by a binary search and
+    /// put in by moving the entries in front one place into the popped
+    /// front, the shorter side, where the walk and the shift went through
+    /// all those behind.
     fn insert_sorted(&mut self, e: Entry<E>) {
         if self.head >= TO_CALENDAR {
             // Reclaim the popped front now and then: a copy of at most
@@ -267,11 +276,31 @@ impl<E: Copy> Near<E> {
             self.v.drain(..self.head);
             self.head = 0;
         }
-        let mut i = self.v.len();
+        let n = self.v.len();
+        // Never met when fewer than `WALK_BACK` are pending.
+        let stop = n.wrapping_sub(WALK_BACK);
+        let mut i = n;
         while i > self.head && self.v[i - 1].key > e.key {
+            if i == stop {
+                return self.insert_deep(e, i);
+            }
             i -= 1;
         }
         self.v.insert(i, e);
+    }
+
+    /// [`Near::insert_sorted`] past its walk: `e` orders before `v[stop - 1]`.
+    #[inline(never)]
+    fn insert_deep(&mut self, e: Entry<E>, stop: usize) {
+        let n = self.v.len();
+        let i = self.head + self.v[self.head..stop].partition_point(|x| x.key < e.key);
+        if self.head > 0 && i - self.head < n - i {
+            self.v.copy_within(self.head..i, self.head - 1);
+            self.head -= 1;
+            self.v[i - 1] = e;
+        } else {
+            self.v.insert(i, e);
+        }
     }
 
     /// Inserts `e` into the current bucket (calendar mode), moving the
@@ -597,6 +626,32 @@ mod tests {
 
     /// Enough pending events to switch `Near` to a heap and back, in
     /// scrambled order, pop in (time, seq) order.
+    #[test]
+    fn an_entry_far_from_the_end_goes_in_by_the_shorter_side() {
+        // Sorted mode (fewer than TO_CALENDAR pending): 30 events, three
+        // popped, then entries past the walk back: near the front (the
+        // entries before it move into the popped front), near the middle
+        // (those after it shift), and one within the walk.
+        let mut q = EventQueue::new();
+        for t in 0..30u64 {
+            q.schedule(Time(10 * t), t);
+        }
+        for want in 0..3u64 {
+            assert_eq!(q.pop(), Some((Time(10 * want), want)));
+        }
+        for (t, e) in [(45, 100), (30, 101), (205, 102), (275, 103), (5000, 104)] {
+            q.schedule(Time(t), e);
+        }
+        // Equal times pop in the order scheduled: 30 (event 3) before 101.
+        let mut want: Vec<(u64, u64)> = (3..30).map(|t| (10 * t, t)).collect();
+        want.extend([(45, 100), (30, 101), (205, 102), (275, 103), (5000, 104)]);
+        want.sort_by_key(|&(t, e)| (t, e));
+        let got: Vec<(u64, u64)> = std::iter::from_fn(|| q.pop())
+            .map(|(t, e)| (t.0, e))
+            .collect();
+        assert_eq!(got, want);
+    }
+
     #[test]
     fn many_packet_events_switch_representation_and_stay_ordered() {
         let mut q = EventQueue::new();
