@@ -624,8 +624,6 @@ mod tests {
         assert_eq!(order, vec!['a', 'b', 'c']);
     }
 
-    /// Enough pending events to switch `Near` to a heap and back, in
-    /// scrambled order, pop in (time, seq) order.
     #[test]
     fn an_entry_far_from_the_end_goes_in_by_the_shorter_side() {
         // Sorted mode (fewer than TO_CALENDAR pending): 30 events, three
@@ -652,6 +650,8 @@ mod tests {
         assert_eq!(got, want);
     }
 
+    /// Enough pending events to switch `Near` to a heap and back, in
+    /// scrambled order, pop in (time, seq) order.
     #[test]
     fn many_packet_events_switch_representation_and_stay_ordered() {
         let mut q = EventQueue::new();
