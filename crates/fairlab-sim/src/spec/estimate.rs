@@ -18,9 +18,10 @@
 //! packets: a run that loses much can exceed them (over 10,000 fuzzed
 //! scenarios, at most 1.55 times the packet-hops estimate, an incast into
 //! 20-packet buffers that sent every segment twice; the fuzzer fails a
-//! case at 10 times). The copies sent when a segment's serialization
-//! alone outlasts the minimum RTO are ([`sent_again`]): without them an
-//! incast at 1 kb/s ran 11.7 times the packets counted.
+//! case at 10 times). The copies timeouts send when a data segment's
+//! round trip outlasts the first RTO (a link of a few kb/s) are counted
+//! ([`sent_again`]): without them an incast at 1 kb/s ran 11.7 times the
+//! packets counted.
 
 use super::cost::{EstimateCtx, Estimated, Pace, PortCtx, WorkloadCost};
 use super::hosts::{NicRoot, TxqSelect};
