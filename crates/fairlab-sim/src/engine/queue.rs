@@ -292,8 +292,17 @@ impl<E: Copy> Near<E> {
     /// [`Near::insert_sorted`] past its walk: `e` orders before `v[stop - 1]`.
     #[inline(never)]
     fn insert_deep(&mut self, e: Entry<E>, stop: usize) {
+        self.insert_searched(e, stop);
+    }
+
+    /// Puts `e` among `v[head..end]` (`e` orders before every entry from
+    /// `end` on), found by a binary search, moving the shorter side: the
+    /// entries after it, or those before it one place into the popped
+    /// front.
+    #[inline(always)]
+    fn insert_searched(&mut self, e: Entry<E>, end: usize) {
         let n = self.v.len();
-        let i = self.head + self.v[self.head..stop].partition_point(|x| x.key < e.key);
+        let i = self.head + self.v[self.head..end].partition_point(|x| x.key < e.key);
         if self.head > 0 && i - self.head < n - i {
             self.v.copy_within(self.head..i, self.head - 1);
             self.head -= 1;
@@ -319,15 +328,7 @@ impl<E: Copy> Near<E> {
             self.v.drain(..self.head);
             self.head = 0;
         }
-        let n = self.v.len();
-        let i = self.head + self.v[self.head..].partition_point(|x| x.key < e.key);
-        if self.head > 0 && i - self.head < n - i {
-            self.v.copy_within(self.head..i, self.head - 1);
-            self.head -= 1;
-            self.v[i - 1] = e;
-        } else {
-            self.v.insert(i, e);
-        }
+        self.insert_searched(e, self.v.len());
     }
 
     #[inline]
