@@ -363,15 +363,7 @@ const MAX_LINKS: usize = 1 << 18;
 pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
     let resolved = sc.resolve()?;
     let mut warnings: Vec<String> = Vec::new();
-    let has_qdisc = |q: &str| machine.qdiscs.iter().any(|x| x == q);
-    for q in ["htb", "bfifo", "pfifo"] {
-        if !has_qdisc(q) {
-            return Err(err(
-                "",
-                format!("this kernel has no sch_{q} qdisc; the namespace backend needs htb, bfifo and pfifo"),
-            ));
-        }
-    }
+    check_qdiscs(machine)?;
     check_host_and_switch(sc, &mut warnings)?;
     let hosts = resolved.hosts.clone();
 
@@ -383,87 +375,10 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
         .map(|n| (n.name.as_str(), n.addr.as_str()))
         .collect();
     let is_host = |n: &str| addr_of.contains_key(n);
-    let directed = sc.topology.links(&hosts);
-    if directed.len() / 2 > MAX_LINKS {
-        return Err(err(
-            "topology",
-            format!(
-                "{} links; the namespace backend numbers at most {MAX_LINKS}",
-                directed.len() / 2
-            ),
-        ));
-    }
-    let mut links: Vec<PlanLink> = Vec::new();
-    for (i, pair) in directed.chunks(2).enumerate() {
-        let l = &pair[0];
-        let (a_addr, b_addr) = link_addrs(i as u32);
-        links.push(PlanLink {
-            a: l.from.clone(),
-            b: l.to.clone(),
-            a_addr,
-            b_addr,
-            rate_bps: l.rate.get(),
-            delay_s: secs(l.delay),
-        });
-    }
+    let links = plan_links(sc, &hosts)?;
     check_delays(sc, &links, machine, &mut warnings)?;
-
-    // Each host and switch's links, for routes and ports.
-    let mut adj: HashMap<&str, Vec<(u32, &str)>> = HashMap::new();
-    for (i, l) in links.iter().enumerate() {
-        adj.entry(&l.a).or_default().push((i as u32, &l.b));
-        adj.entry(&l.b).or_default().push((i as u32, &l.a));
-    }
-    for h in &hosts {
-        if adj.get(h.as_str()).map_or(0, |v| v.len()) != 1 {
-            return Err(err(
-                "topology",
-                format!("host {h:?} has {} links; the namespace backend gives each host one interface (expected one link per host)", adj.get(h.as_str()).map_or(0, |v| v.len())),
-            ));
-        }
-    }
-
-    // TCP settings: the scenario's and each workload's.
-    let tcp_spec_of = |i: usize| -> (String, TcpSpec) {
-        match sc.workloads[i].tcp() {
-            Some(t) => (format!("workload[{i}].tcp"), sc.tcp.overlaid(t)),
-            None => ("tcp".to_string(), sc.tcp.clone()),
-        }
-    };
-    // What `[tcp]` lowers to matters only to TCP workloads: without one its
-    // refusals still hold (the field is wrong for this kernel) but its
-    // warnings would say nothing about the run.
-    let any_tcp = (0..sc.workloads.len()).any(|i| resolved.workload_tcp(i).is_some());
-    let mut tcp_warnings = Vec::new();
-    check_tcp_spec("tcp", &sc.tcp, &resolved.tcp, machine, &mut tcp_warnings)?;
-    if any_tcp {
-        warnings.append(&mut tcp_warnings);
-    }
-    let mut largest_mss = resolved.tcp.mss;
-    for i in 0..sc.workloads.len() {
-        if let Some(t) = resolved.workload_tcp(i) {
-            if sc.workloads[i].tcp().is_some() {
-                let (path, spec) = tcp_spec_of(i);
-                check_tcp_spec(&path, &spec, t, machine, &mut warnings)?;
-            }
-            largest_mss = largest_mss.max(t.mss);
-        }
-    }
-    // Every datagram is one frame, as in the simulator: a udp workload's
-    // larger packets raise the links' MTU (jumbo frames; a veth takes up
-    // to 64 KiB) rather than being fragmented.
-    let largest_udp = sc
-        .workloads
-        .iter()
-        .filter_map(|w| match w {
-            WorkloadSpec::Udp(u) => Some(u.size().get().min(u64::from(MAX_MTU)) as u32),
-            _ => None,
-        })
-        .max()
-        .unwrap_or(0);
-    let mtu = (largest_mss + TCP_IP_HEADER + TIMESTAMP_OPTION_BYTES)
-        .max(largest_udp)
-        .max(1500);
+    let adj = adjacency(&links, &hosts)?;
+    let mtu = check_tcp_and_size_mtu(sc, &resolved, machine, &mut warnings)?;
 
     // Ports: every link end.
     let mut ports = Vec::new();
@@ -530,6 +445,121 @@ pub fn lower(sc: &Scenario, machine: &Machine) -> Result<Plan, ScenarioError> {
     };
     lower_radon(sc, &mut plan)?;
     Ok(plan)
+}
+
+/// Refuses a kernel without the qdiscs every plan uses.
+fn check_qdiscs(machine: &Machine) -> Result<(), ScenarioError> {
+    for q in ["htb", "bfifo", "pfifo"] {
+        if !machine.qdiscs.iter().any(|x| x == q) {
+            return Err(err(
+                "",
+                format!("this kernel has no sch_{q} qdisc; the namespace backend needs htb, bfifo and pfifo"),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The topology's links, each numbered into its own /30.
+fn plan_links(sc: &Scenario, hosts: &[String]) -> Result<Vec<PlanLink>, ScenarioError> {
+    let directed = sc.topology.links(hosts);
+    if directed.len() / 2 > MAX_LINKS {
+        return Err(err(
+            "topology",
+            format!(
+                "{} links; the namespace backend numbers at most {MAX_LINKS}",
+                directed.len() / 2
+            ),
+        ));
+    }
+    let mut links: Vec<PlanLink> = Vec::new();
+    for (i, pair) in directed.chunks(2).enumerate() {
+        let l = &pair[0];
+        let (a_addr, b_addr) = link_addrs(i as u32);
+        links.push(PlanLink {
+            a: l.from.clone(),
+            b: l.to.clone(),
+            a_addr,
+            b_addr,
+            rate_bps: l.rate.get(),
+            delay_s: secs(l.delay),
+        });
+    }
+    Ok(links)
+}
+
+/// Per host or switch: its links, as (link number, peer).
+type Adjacency<'a> = HashMap<&'a str, Vec<(u32, &'a str)>>;
+
+/// Each host and switch's links, for routes and ports; refused unless
+/// every host has exactly one.
+fn adjacency<'a>(links: &'a [PlanLink], hosts: &[String]) -> Result<Adjacency<'a>, ScenarioError> {
+    let mut adj: Adjacency = HashMap::new();
+    for (i, l) in links.iter().enumerate() {
+        adj.entry(&l.a).or_default().push((i as u32, &l.b));
+        adj.entry(&l.b).or_default().push((i as u32, &l.a));
+    }
+    for h in hosts {
+        let n = adj.get(h.as_str()).map_or(0, |v| v.len());
+        if n != 1 {
+            return Err(err(
+                "topology",
+                format!("host {h:?} has {n} links; the namespace backend gives each host one interface (expected one link per host)"),
+            ));
+        }
+    }
+    Ok(adj)
+}
+
+/// Checks the TCP settings (the scenario's and each workload's) against
+/// this kernel, and returns the links' MTU: the largest TCP segment's
+/// frame, or a udp workload's larger datagram, at least 1,500 bytes.
+fn check_tcp_and_size_mtu(
+    sc: &Scenario,
+    resolved: &Resolved,
+    machine: &Machine,
+    warnings: &mut Vec<String>,
+) -> Result<u32, ScenarioError> {
+    let tcp_spec_of = |i: usize| -> (String, TcpSpec) {
+        match sc.workloads[i].tcp() {
+            Some(t) => (format!("workload[{i}].tcp"), sc.tcp.overlaid(t)),
+            None => ("tcp".to_string(), sc.tcp.clone()),
+        }
+    };
+    // What `[tcp]` lowers to matters only to TCP workloads: without one its
+    // refusals still hold (the field is wrong for this kernel) but its
+    // warnings would say nothing about the run.
+    let any_tcp = (0..sc.workloads.len()).any(|i| resolved.workload_tcp(i).is_some());
+    let mut tcp_warnings = Vec::new();
+    check_tcp_spec("tcp", &sc.tcp, &resolved.tcp, machine, &mut tcp_warnings)?;
+    if any_tcp {
+        warnings.append(&mut tcp_warnings);
+    }
+    let mut largest_mss = resolved.tcp.mss;
+    for i in 0..sc.workloads.len() {
+        if let Some(t) = resolved.workload_tcp(i) {
+            if sc.workloads[i].tcp().is_some() {
+                let (path, spec) = tcp_spec_of(i);
+                check_tcp_spec(&path, &spec, t, machine, warnings)?;
+            }
+            largest_mss = largest_mss.max(t.mss);
+        }
+    }
+    // Every datagram is one frame, as in the simulator: a udp workload's
+    // larger packets raise the links' MTU (jumbo frames; a veth takes up
+    // to 64 KiB) rather than being fragmented.
+    let largest_udp = sc
+        .workloads
+        .iter()
+        .filter_map(|w| match w {
+            WorkloadSpec::Udp(u) => Some(u.size().get().min(u64::from(MAX_MTU)) as u32),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    Ok((largest_mss + TCP_IP_HEADER + TIMESTAMP_OPTION_BYTES)
+        .max(largest_udp)
+        .max(1500))
 }
 
 /// The plan's Radon streams in place of their udp placeholders
@@ -1512,7 +1542,7 @@ fn routes(
     sc: &Scenario,
     nodes: &[PlanNode],
     links: &[PlanLink],
-    adj: &HashMap<&str, Vec<(u32, &str)>>,
+    adj: &Adjacency,
     addr_of: &HashMap<&str, &str>,
     pair_tcp: &HashMap<(String, String), (usize, RouteTcp)>,
     _warnings: &mut [String],
