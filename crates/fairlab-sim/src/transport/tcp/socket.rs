@@ -1236,6 +1236,9 @@ impl TcpSocket {
             && self.scoreboard.ranges().is_empty()
     }
 
+    /// An ACK of new data: the RTT sample, the send state moved up, the
+    /// congestion controller told, recovery left or continued, cwnd grown,
+    /// the timer re-armed.
     fn new_ack(
         &mut self,
         now: Time,
@@ -1249,29 +1252,7 @@ impl TcpSocket {
         let flight_before = self.snd_max - self.snd_una;
         self.note_ack_arrival(now, ack);
         let acked = ack - self.snd_una;
-        // RFC 6298 estimator on the timer's clock: with RFC 7323 (4.1) RTTM
-        // every ACK of new data is a sample, from its echoed timestamp;
-        // otherwise only the timed segment (Karn: none if it was
-        // retransmitted).
-        if self.cfg.rtt_timestamps && seg.ts_echo != NO_TS && seg.ts_echo <= now {
-            let r = self.cfg.clock.measure(seg.ts_echo, now);
-            self.rto.sample(r, &self.cfg);
-            self.rtt_timing = RttTiming::NONE;
-        } else if let Some((end, sent)) = self.rtt_timing.get() {
-            if ack >= end {
-                let r = self.rtt_sample(sent, now);
-                self.rto.sample(r, &self.cfg);
-                self.rtt_timing = RttTiming::NONE;
-            }
-        }
-        // The congestion controller's exact RTT, from the echoed timestamp.
-        let rtt = (seg.ts_echo != NO_TS && seg.ts_echo <= now).then(|| now - seg.ts_echo);
-        if let Some(r) = rtt {
-            self.min_rtt = self.min_rtt.min(OptTime::some(r));
-            if self.cfg.pacing.enabled {
-                self.pace_rtt_sample(r);
-            }
-        }
+        let rtt = self.sample_rtt(now, seg);
         self.snd_una = ack;
         self.consecutive_timeouts = 0;
         if self.snd_nxt < self.snd_una {
@@ -1297,118 +1278,16 @@ impl TcpSocket {
         // also the ACK that ends it).
         let mut open = !self.in_recovery;
         if self.sack1() {
-            if self.in_recovery {
-                // tcp-sack1.cc recv(), in fast recovery, `seqno >= recover_`:
-                // recovery over, `recover_ = 0`, newack() without
-                // opencwnd(): cwnd_ stays the halved window.
-                self.in_recovery = false;
-                self.recover = 0;
-            } else {
-                // tcp-sack1.cc recv(), a new ACK outside recovery:
-                // `firstpartial_ = 0`, recv_newack_helper() (newack(),
-                // opencwnd()).
-                self.first_partial_ack = true;
-            }
-            // Either way `timeout_ = FALSE` and ClearScoreBoard() (the SACK
-            // blocks of this ACK too; `h_seqno_ = -1`).
-            self.sack1_timeout = false;
-            self.scoreboard.clear();
-            self.high_rxt = ack;
+            // Not the ACK that ends recovery: "newack() without opencwnd()".
+            self.sack1_new_ack(ack);
         } else if self.in_recovery && self.cfg.ns2_recovery && self.recovery_kind != Recovery::Sack
         {
-            if self.recovery_kind == Recovery::Reno || ack >= self.recover {
-                // tcp-reno.cc recv(): any new ACK ends Reno's recovery;
-                // tcp-newreno.cc recv(): one at or past `recover_`. Both
-                // drop the inflation (`dupwnd_ = 0`, exit_recovery_fix_ 0
-                // leaves cwnd_ as it is) and open cwnd_ in
-                // recv_newack_helper() → opencwnd().
-                self.cwnd = self.cwnd.saturating_sub(self.dupwnd).max(self.mss());
-                self.dupwnd = 0;
-                self.in_recovery = false;
-                open = true;
-            } else {
-                // tcp-newreno.cc partialnewack_helper(): newtimer() on the
-                // first partial ACK only (newreno_changes1_ 1); then
-                // partialnewack()'s deflation (partial_window_deflation_
-                // 1), the inflation first: `if (dupwnd_ > deflate) dupwnd_
-                // -= (deflate - 1); else { cwnd_ -= (deflate - dupwnd_);
-                // dupwnd_ = 1; }`, cwnd_ at least 1; then output() of the
-                // next hole.
-                if self.first_partial_ack {
-                    self.first_partial_ack = false;
-                    self.arm_rto(now);
-                }
-                let mss = self.mss();
-                let mut base = self.cwnd.saturating_sub(self.dupwnd);
-                if self.dupwnd > acked {
-                    self.dupwnd -= acked.saturating_sub(mss);
-                } else {
-                    base = base.saturating_sub(acked - self.dupwnd);
-                    self.dupwnd = mss;
-                }
-                self.cwnd = base.max(mss) + self.dupwnd;
-                self.retransmit_first(now, out);
-            }
+            open = self.ns2_recovery_new_ack(now, ack, acked, out);
         } else if self.in_recovery {
-            match self.recovery_kind {
-                Recovery::Reno => {
-                    // RFC 5681 (3.2) step 6: the first ACK of new data ends
-                    // recovery, whatever else is still missing.
-                    self.cwnd = self.ssthresh.max(self.mss());
-                    self.in_recovery = false;
-                }
-                Recovery::NewReno if ack >= self.recover => {
-                    // RFC 6582 (3.2) step 3: full acknowledgment ends recovery;
-                    // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
-                    let flight = self.snd_max - self.snd_una;
-                    self.cwnd = self.ssthresh.min(flight.max(self.mss()) + self.mss());
-                    self.in_recovery = false;
-                }
-                Recovery::NewReno => {
-                    // RFC 6582 (3.2) step 5: partial acknowledgment. Retransmit
-                    // the first unacknowledged segment, deflate cwnd by the
-                    // amount acked, add back one SMSS if at least one was acked.
-                    self.retransmit_first(now, out);
-                    self.cwnd = self.cwnd.saturating_sub(acked);
-                    if acked >= self.mss() {
-                        self.cwnd += self.mss();
-                    }
-                    self.cwnd = self.cwnd.max(self.mss());
-                    // Reset the timer on the first partial ACK only ("impatient").
-                    if self.first_partial_ack {
-                        self.first_partial_ack = false;
-                        self.arm_rto(now);
-                    }
-                }
-                Recovery::Sack if ack >= self.recover => {
-                    // RFC 6675 (5): recovery ends when RecoveryPoint is
-                    // acknowledged; RFC 5681 (3.2) step 6: cwnd = ssthresh.
-                    self.cwnd = self.ssthresh.max(self.mss());
-                    self.in_recovery = false;
-                }
-                Recovery::Sack => {}
-            }
+            self.recovery_new_ack(now, ack, acked, out);
         }
         if open && !ecn_reduced {
-            // (RFC 3168 (6.1.2): no increase on the ACK that carried ECE.)
-            let grow = !self.cfg.cwnd_validation || self.cwnd_limited(flight_before);
-            // DCTCP must see every ECE, even when the window may not grow.
-            if grow || (ece && self.cc.handles_ecn()) {
-                let cwnd = self.cwnd;
-                if !self.cfg.slow_start && self.cwnd < self.ssthresh {
-                    // Without slow start (ns-2's max_ssthresh_ = 1, RFC
-                    // 3742 limited slow start): half a segment per RTT.
-                    let m = self.mss();
-                    self.cwnd += (m * m / (2 * self.cwnd.max(m))).max(1);
-                } else {
-                    let mut w = self.window();
-                    self.cc.on_ack(&mut w, &ev);
-                    (self.cwnd, self.ssthresh) = (w.cwnd, w.ssthresh);
-                }
-                if !grow {
-                    self.cwnd = self.cwnd.min(cwnd);
-                }
-            }
+            self.open_cwnd(ece, flight_before, &ev);
         }
         self.dupacks = 0;
         // RFC 6298 (5.2)/(5.3): stop the timer when all is acked, else
@@ -1427,6 +1306,170 @@ impl TcpSocket {
         }
         if self.in_recovery && self.recovery_kind == Recovery::Sack {
             self.sack_transmit(now, out);
+        }
+    }
+
+    /// The RTT samples an ACK of new data gives: the RTO estimator's, and
+    /// the congestion controller's exact one (returned), from the echoed
+    /// timestamp.
+    #[inline]
+    fn sample_rtt(&mut self, now: Time, seg: &Packet) -> Option<Time> {
+        let ack = seg.ack;
+        // RFC 6298 estimator on the timer's clock: with RFC 7323 (4.1) RTTM
+        // every ACK of new data is a sample, from its echoed timestamp;
+        // otherwise only the timed segment (Karn: none if it was
+        // retransmitted).
+        if self.cfg.rtt_timestamps && seg.ts_echo != NO_TS && seg.ts_echo <= now {
+            let r = self.cfg.clock.measure(seg.ts_echo, now);
+            self.rto.sample(r, &self.cfg);
+            self.rtt_timing = RttTiming::NONE;
+        } else if let Some((end, sent)) = self.rtt_timing.get() {
+            if ack >= end {
+                let r = self.rtt_sample(sent, now);
+                self.rto.sample(r, &self.cfg);
+                self.rtt_timing = RttTiming::NONE;
+            }
+        }
+        let rtt = (seg.ts_echo != NO_TS && seg.ts_echo <= now).then(|| now - seg.ts_echo);
+        if let Some(r) = rtt {
+            self.min_rtt = self.min_rtt.min(OptTime::some(r));
+            if self.cfg.pacing.enabled {
+                self.pace_rtt_sample(r);
+            }
+        }
+        rtt
+    }
+
+    /// ns-2's tcp-sack1.cc on an ACK of new data.
+    #[inline]
+    fn sack1_new_ack(&mut self, ack: u64) {
+        if self.in_recovery {
+            // tcp-sack1.cc recv(), in fast recovery, `seqno >= recover_`:
+            // recovery over, `recover_ = 0`, newack() without
+            // opencwnd(): cwnd_ stays the halved window.
+            self.in_recovery = false;
+            self.recover = 0;
+        } else {
+            // tcp-sack1.cc recv(), a new ACK outside recovery:
+            // `firstpartial_ = 0`, recv_newack_helper() (newack(),
+            // opencwnd()).
+            self.first_partial_ack = true;
+        }
+        // Either way `timeout_ = FALSE` and ClearScoreBoard() (the SACK
+        // blocks of this ACK too; `h_seqno_ = -1`).
+        self.sack1_timeout = false;
+        self.scoreboard.clear();
+        self.high_rxt = ack;
+    }
+
+    /// ns-2's Reno and NewReno (`ns2_recovery`) on an ACK of new data in
+    /// fast recovery; returns whether it opens cwnd (the ACK that ends
+    /// recovery does).
+    fn ns2_recovery_new_ack(
+        &mut self,
+        now: Time,
+        ack: u64,
+        acked: u64,
+        out: &mut Vec<Packet>,
+    ) -> bool {
+        if self.recovery_kind == Recovery::Reno || ack >= self.recover {
+            // tcp-reno.cc recv(): any new ACK ends Reno's recovery;
+            // tcp-newreno.cc recv(): one at or past `recover_`. Both
+            // drop the inflation (`dupwnd_ = 0`, exit_recovery_fix_ 0
+            // leaves cwnd_ as it is) and open cwnd_ in
+            // recv_newack_helper() → opencwnd().
+            self.cwnd = self.cwnd.saturating_sub(self.dupwnd).max(self.mss());
+            self.dupwnd = 0;
+            self.in_recovery = false;
+            return true;
+        }
+        // tcp-newreno.cc partialnewack_helper(): newtimer() on the
+        // first partial ACK only (newreno_changes1_ 1); then
+        // partialnewack()'s deflation (partial_window_deflation_
+        // 1), the inflation first: `if (dupwnd_ > deflate) dupwnd_
+        // -= (deflate - 1); else { cwnd_ -= (deflate - dupwnd_);
+        // dupwnd_ = 1; }`, cwnd_ at least 1; then output() of the
+        // next hole.
+        if self.first_partial_ack {
+            self.first_partial_ack = false;
+            self.arm_rto(now);
+        }
+        let mss = self.mss();
+        let mut base = self.cwnd.saturating_sub(self.dupwnd);
+        if self.dupwnd > acked {
+            self.dupwnd -= acked.saturating_sub(mss);
+        } else {
+            base = base.saturating_sub(acked - self.dupwnd);
+            self.dupwnd = mss;
+        }
+        self.cwnd = base.max(mss) + self.dupwnd;
+        self.retransmit_first(now, out);
+        false
+    }
+
+    /// The RFCs' recoveries on an ACK of new data in fast recovery.
+    fn recovery_new_ack(&mut self, now: Time, ack: u64, acked: u64, out: &mut Vec<Packet>) {
+        match self.recovery_kind {
+            Recovery::Reno => {
+                // RFC 5681 (3.2) step 6: the first ACK of new data ends
+                // recovery, whatever else is still missing.
+                self.cwnd = self.ssthresh.max(self.mss());
+                self.in_recovery = false;
+            }
+            Recovery::NewReno if ack >= self.recover => {
+                // RFC 6582 (3.2) step 3: full acknowledgment ends recovery;
+                // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+                let flight = self.snd_max - self.snd_una;
+                self.cwnd = self.ssthresh.min(flight.max(self.mss()) + self.mss());
+                self.in_recovery = false;
+            }
+            Recovery::NewReno => {
+                // RFC 6582 (3.2) step 5: partial acknowledgment. Retransmit
+                // the first unacknowledged segment, deflate cwnd by the
+                // amount acked, add back one SMSS if at least one was acked.
+                self.retransmit_first(now, out);
+                self.cwnd = self.cwnd.saturating_sub(acked);
+                if acked >= self.mss() {
+                    self.cwnd += self.mss();
+                }
+                self.cwnd = self.cwnd.max(self.mss());
+                // Reset the timer on the first partial ACK only ("impatient").
+                if self.first_partial_ack {
+                    self.first_partial_ack = false;
+                    self.arm_rto(now);
+                }
+            }
+            Recovery::Sack if ack >= self.recover => {
+                // RFC 6675 (5): recovery ends when RecoveryPoint is
+                // acknowledged; RFC 5681 (3.2) step 6: cwnd = ssthresh.
+                self.cwnd = self.ssthresh.max(self.mss());
+                self.in_recovery = false;
+            }
+            Recovery::Sack => {}
+        }
+    }
+
+    /// Grows cwnd on an ACK of new data that may open it (RFC 3168
+    /// (6.1.2): not the ACK that carried ECE and reduced it).
+    #[inline]
+    fn open_cwnd(&mut self, ece: bool, flight_before: u64, ev: &AckEvent) {
+        let grow = !self.cfg.cwnd_validation || self.cwnd_limited(flight_before);
+        // DCTCP must see every ECE, even when the window may not grow.
+        if grow || (ece && self.cc.handles_ecn()) {
+            let cwnd = self.cwnd;
+            if !self.cfg.slow_start && self.cwnd < self.ssthresh {
+                // Without slow start (ns-2's max_ssthresh_ = 1, RFC
+                // 3742 limited slow start): half a segment per RTT.
+                let m = self.mss();
+                self.cwnd += (m * m / (2 * self.cwnd.max(m))).max(1);
+            } else {
+                let mut w = self.window();
+                self.cc.on_ack(&mut w, ev);
+                (self.cwnd, self.ssthresh) = (w.cwnd, w.ssthresh);
+            }
+            if !grow {
+                self.cwnd = self.cwnd.min(cwnd);
+            }
         }
     }
 
