@@ -396,7 +396,70 @@ fn generate(g: &mut G) -> Table {
             g.sized(DURATIONS_OK, TIMES_BAD, TIMES_BIG),
         );
     }
-    // Topology.
+    let (topo, hosts, switches) = topology_table(g);
+    sc.insert("topology".into(), Value::Table(topo));
+    if g.chance(0.8) {
+        sc.insert("queue".into(), Value::Table(queue_table(g)));
+    }
+    let sw: &[String] = &switches;
+    if g.chance(0.3) {
+        sc.insert("port".into(), port_tables(g, sw, &hosts));
+    }
+    if g.chance(0.3) {
+        sc.insert("host".into(), Value::Table(host_table(g, &hosts)));
+    }
+    if g.chance(0.15) {
+        let mut w = Table::new();
+        w.insert(
+            "forwarding_jitter".into(),
+            g.sized(&["0us", "1us", "12us"], TIMES_BAD, TIMES_BIG),
+        );
+        sc.insert("switch".into(), Value::Table(w));
+    }
+    if g.chance(0.6) {
+        sc.insert("tcp".into(), Value::Table(tcp_table(g)));
+    }
+    if g.chance(0.2) {
+        sc.insert("routing".into(), Value::Table(routing_table(g, sw)));
+    }
+    // Workloads.
+    let mut wls = Vec::new();
+    for _ in 0..1 + g.below(3) {
+        wls.push(Value::Table(workload(g, &hosts)));
+    }
+    if !g.chance(0.02) {
+        sc.insert("workload".into(), Value::Array(wls));
+    }
+    if g.chance(0.4) {
+        sc.insert("metrics".into(), Value::Table(metrics_table(g)));
+    }
+    if g.chance(0.1) {
+        let mut l = Table::new();
+        l.insert(
+            "framing".into(),
+            g.choose(&["38B", "0B"], &["2KiB", "-1B", "38"]),
+        );
+        sc.insert("link".into(), Value::Table(l));
+    }
+    if g.chance(0.05) {
+        let mut l = Table::new();
+        l.insert("max_packets".into(), g.int(&[1000, 100_000]));
+        l.insert("max_series_rows".into(), g.int(&[10, 1_000_000]));
+        l.insert("max_memory".into(), g.choose(&["1GiB", "64MiB"], SIZES_BAD));
+        sc.insert("limits".into(), Value::Table(thin(g, l)));
+    }
+    if g.chance(0.03) {
+        sc.insert(
+            g.pick(&["extra", "workloads", "Topology"]).into(),
+            g.anything(),
+        );
+    }
+    sc
+}
+
+/// The topology: a star, a graph or a dumbbell, now and then damaged;
+/// with its hosts' and switches' names.
+fn topology_table(g: &mut G) -> (Table, Vec<String>, Vec<String>) {
     let mut topo = Table::new();
     let star = g.chance(0.45);
     let graph = !star && g.chance(0.45);
@@ -451,347 +514,319 @@ fn generate(g: &mut G) -> Table {
     if g.chance(0.03) {
         topo.insert("kind".into(), g.s(&["ring", "Star", "", "fat-tree"]));
     }
-    sc.insert("topology".into(), Value::Table(topo));
+    (topo, hosts, switches)
+}
 
-    // Queues.
-    if g.chance(0.8) {
-        let mut q = Table::new();
-        let disc = g.choose(
-            &["droptail", "hcf", "red", "sfq", "drr", "priority"],
-            &["fifo", "HCF", "", "codel"],
-        );
-        q.insert("discipline".into(), disc);
-        q.insert(
-            "limit".into(),
-            g.sized(
-                BUFFERS_OK,
-                BUFFERS_BAD,
-                &["1GiB", "1000000pkt", "4294967295pkt"],
-            ),
-        );
-        if g.chance(0.2) {
-            q.insert(
-                "ecn_threshold".into(),
-                g.choose(&["16KiB", "10pkt"], BUFFERS_BAD),
-            );
-        }
-        if g.chance(0.5) {
-            let mut t = Table::new();
-            t.insert("bins".into(), g.count(&[1, 4, 20, 64]));
-            t.insert("c0".into(), g.int(&[1, 2, 3]));
-            t.insert(
-                "period".into(),
-                g.sized(&["dynamic", "1ms", "10ms"], TIMES_BAD, PERIODS_SMALL),
-            );
-            t.insert("hashes".into(), g.int(&[1, 2, 3]));
-            t.insert("hp_share".into(), g.float(&[0.25, 0.5, 0.75]));
-            t.insert("byte_credits".into(), g.boolean());
-            t.insert("swap".into(), g.boolean());
-            q.insert("hcf".into(), Value::Table(thin(g, t)));
-        }
-        if g.chance(0.4) {
-            let mut t = Table::new();
-            t.insert("min_th".into(), g.float(&[1.0, 5.0, 10.0]));
-            t.insert("max_th".into(), g.float(&[15.0, 30.0]));
-            t.insert("max_p".into(), g.float(&[0.02, 0.1, 0.5]));
-            t.insert("w_q".into(), g.float(&[0.002, 0.01]));
-            t.insert("gentle".into(), g.boolean());
-            t.insert("ecn".into(), g.boolean());
-            q.insert("red".into(), Value::Table(thin(g, t)));
-        }
-        if g.chance(0.4) {
-            let mut t = Table::new();
-            t.insert("buckets".into(), g.int(&[1, 16, 128, 1024]));
-            t.insert(
-                "perturb".into(),
-                g.sized(&["0s", "1ms", "10s"], TIMES_BAD, PERIODS_SMALL),
-            );
-            q.insert("sfq".into(), Value::Table(thin(g, t)));
-        }
-        if g.chance(0.4) {
-            let mut t = Table::new();
-            t.insert("buckets".into(), g.int(&[1, 16, 128, 1024]));
-            t.insert(
-                "quantum".into(),
-                g.choose(&["1500B", "3000B", "9000B"], SIZES_BAD),
-            );
-            q.insert("drr".into(), Value::Table(thin(g, t)));
-        }
-        if g.chance(0.2) {
-            let fifo = q.get("discipline").and_then(|d| d.as_str()) == Some("droptail");
-            q.insert("shaper".into(), shaper(g, fifo));
-        }
-        if g.chance(0.4) {
-            let mut t = Table::new();
-            t.insert(
-                "high".into(),
-                g.choose(&["control", "udp"], &["udpp", "tcp", ""]),
-            );
-            t.insert("high_share".into(), g.float(&[0.1, 0.5, 0.9]));
-            q.insert("priority".into(), Value::Table(thin(g, t)));
-        }
-        sc.insert("queue".into(), Value::Table(q));
-    }
-    let sw: &[String] = &switches;
-    if g.chance(0.3) {
-        let mut ports = Vec::new();
-        for _ in 0..1 + g.below(2) {
-            let mut p = Table::new();
-            let (node, peer) = if g.chance(0.5) {
-                (g.pick(sw), g.pick(&hosts))
-            } else {
-                (g.pick(&hosts), g.pick(sw))
-            };
-            p.insert("node".into(), g.choose(&[node.as_str()], NAMES_BAD));
-            p.insert("peer".into(), g.choose(&[peer.as_str()], NAMES_BAD));
-            if g.chance(0.5) {
-                p.insert(
-                    "discipline".into(),
-                    g.choose(
-                        &["droptail", "hcf", "red", "sfq", "drr", "priority"],
-                        &["x"],
-                    ),
-                );
-            }
-            if g.chance(0.6) {
-                p.insert("limit".into(), g.choose(BUFFERS_OK, BUFFERS_BAD));
-            }
-            if g.chance(0.2) {
-                p.insert("ecn_threshold".into(), g.choose(&["8KiB"], BUFFERS_BAD));
-            }
-            if g.chance(0.2) {
-                let fifo = p.get("discipline").and_then(|d| d.as_str()) == Some("droptail");
-                p.insert("shaper".into(), shaper(g, fifo));
-            }
-            ports.push(Value::Table(p));
-        }
-        sc.insert("port".into(), Value::Array(ports));
-    }
-    if g.chance(0.3) {
-        let mut h = Table::new();
-        h.insert(
-            "nic_queue".into(),
-            g.choose(&["1000pkt", "100pkt", "1MiB"], BUFFERS_BAD),
-        );
-        h.insert(
-            "send_jitter".into(),
-            g.sized(&["0us", "1us", "2us"], TIMES_BAD, TIMES_BIG),
-        );
-        let queues = g.pick(&[1i64, 2, 4, 8]);
-        h.insert(
-            "nic_queues".into(),
-            if g.chance(0.05) {
-                g.count(&[1, 2, 4, 8])
-            } else {
-                Value::Integer(queues)
-            },
-        );
-        if g.chance(0.5) {
-            // The sending stack, mostly consistent (batch with its batch,
-            // weights one per queue, BQL with a ring, rebalance with
-            // least_loaded), sometimes not.
-            h.insert(
-                "profile".into(),
-                g.choose(&["linux-2.6.32", "linux-3.12"], &["linux-4.0", "linux", ""]),
-            );
-            // A root qdisc above the rings: mq's children (nic_qdisc) only
-            // under mq, [host.fq] only under fq, mostly.
-            let root = g.pick(&["mq", "mq", "sfq", "fq"]);
-            h.insert(
-                "nic_root".into(),
-                g.choose(&[root], &["pfifo_fast", "fq_codel", ""]),
-            );
-            if root == "mq" || g.chance(0.02) {
-                h.insert(
-                    "nic_qdisc".into(),
-                    g.choose(
-                        &[
-                            "pfifo_fast",
-                            "droptail",
-                            "sfq",
-                            "drr",
-                            "red",
-                            "hcf",
-                            "priority",
-                        ],
-                        &["fq", "mq", ""],
-                    ),
-                );
-            }
-            if (root == "fq" && g.chance(0.5)) || g.chance(0.02) {
-                let mut fq = Table::new();
-                fq.insert("limit".into(), g.count(&[100, 10_000]));
-                fq.insert("flow_limit".into(), g.int(&[1, 10, 100]));
-                if g.chance(0.5) {
-                    fq.insert(
-                        "quantum".into(),
-                        g.choose(&["1B", "3000B", "64KiB"], &["0B", "2MiB", "lots"]),
-                    );
-                }
-                if g.chance(0.3) {
-                    fq.insert(
-                        "initial_quantum".into(),
-                        g.choose(&["0B", "15000B", "1MiB"], &["3GiB", "x"]),
-                    );
-                }
-                fq.insert(
-                    "refill_delay".into(),
-                    g.choose(&["0s", "40ms", "1s"], TIMES_BAD),
-                );
-                h.insert("fq".into(), Value::Table(fq));
-            }
-            // BQL and posted order need a ring: mostly given one.
-            let arb = g.pick(&["packet", "batch", "weighted", "posted"]);
-            let bql = g.boolean();
-            let needs_ring = arb == "posted" || bql == Value::Boolean(true);
-            let ring = if needs_ring && g.chance(0.9) {
-                g.count(&[16, 255, 4096])
-            } else {
-                g.count(&[0, 16, 255, 4096])
-            };
-            h.insert("ring".into(), ring);
-            h.insert("bql".into(), bql);
-            h.insert("nic_arbitration".into(), g.choose(&[arb], &["fair", ""]));
-            if arb == "batch" || g.chance(0.05) {
-                h.insert("nic_batch".into(), g.count(&[1, 4, 64]));
-            }
-            if arb == "weighted" || g.chance(0.05) {
-                let n = if g.chance(0.9) { queues } else { queues + 1 };
-                let w: Vec<Value> = (0..n).map(|_| g.int(&[1, 2, 3, 100])).collect();
-                h.insert("nic_weights".into(), Value::Array(w));
-            }
-            let sel = g.pick(&["hash", "cached", "rethink", "least_loaded"]);
-            h.insert(
-                "txq_select".into(),
-                g.choose(&[sel], &["random", "least-loaded", ""]),
-            );
-            if sel == "least_loaded" || g.chance(0.05) {
-                h.insert(
-                    "rebalance".into(),
-                    g.sized(&["0s", "1ms", "100ms"], TIMES_BAD, &["1ps", "1ns"]),
-                );
-            }
-        }
-        if g.chance(0.3) {
-            let fifo = h.get("nic_queues").and_then(|n| n.as_integer()) == Some(1);
-            h.insert("shaper".into(), shaper(g, fifo));
-        }
-        if g.chance(0.3) {
-            let mut a = Table::new();
-            let h0 = g.pick(&hosts);
-            let key = g.choose(&[h0.as_str()], NAMES_BAD);
-            a.insert(
-                key.as_str().unwrap_or("x").into(),
-                g.choose(
-                    &["10.0.0.1", "10.1.0.2", "192.168.0.7"],
-                    &["10.0.0", "300.1.1.1", "", "::1"],
-                ),
-            );
-            h.insert("addresses".into(), Value::Table(a));
-        }
-        sc.insert("host".into(), Value::Table(thin(g, h)));
-    }
-    if g.chance(0.15) {
-        let mut w = Table::new();
-        w.insert(
-            "forwarding_jitter".into(),
-            g.sized(&["0us", "1us", "12us"], TIMES_BAD, TIMES_BIG),
-        );
-        sc.insert("switch".into(), Value::Table(w));
-    }
-    if g.chance(0.6) {
-        sc.insert("tcp".into(), Value::Table(tcp_table(g)));
-    }
+/// `[queue]`: a discipline, its limit, and some disciplines' own tables.
+fn queue_table(g: &mut G) -> Table {
+    let mut q = Table::new();
+    let disc = g.choose(
+        &["droptail", "hcf", "red", "sfq", "drr", "priority"],
+        &["fifo", "HCF", "", "codel"],
+    );
+    q.insert("discipline".into(), disc);
+    q.insert(
+        "limit".into(),
+        g.sized(
+            BUFFERS_OK,
+            BUFFERS_BAD,
+            &["1GiB", "1000000pkt", "4294967295pkt"],
+        ),
+    );
     if g.chance(0.2) {
-        let mut r = Table::new();
-        let names = [
-            "ecmp",
-            "first",
-            "address_bits",
-            "destination_id",
-            "spray",
-            "ecmp_unsalted",
-        ];
-        r.insert(
-            "selection".into(),
-            g.choose(&names, &["random", "ECMP", ""]),
+        q.insert(
+            "ecn_threshold".into(),
+            g.choose(&["16KiB", "10pkt"], BUFFERS_BAD),
         );
-        if g.chance(0.4) {
-            let mut per = Table::new();
-            let sw_name = g.pick(sw);
-            let key = g.choose(&[sw_name.as_str()], NAMES_BAD);
-            per.insert(
-                key.as_str().unwrap_or("x").into(),
-                g.choose(&names, &["hash"]),
-            );
-            r.insert("switches".into(), Value::Table(per));
-        }
-        if g.chance(0.3) {
-            r.insert(
-                "paths".into(),
-                g.choose(&["shortest", "equal_length"], &["equal", ""]),
-            );
-        }
-        sc.insert("routing".into(), Value::Table(thin(g, r)));
     }
-    // Workloads.
-    let mut wls = Vec::new();
-    for _ in 0..1 + g.below(3) {
-        wls.push(Value::Table(workload(g, &hosts)));
-    }
-    if !g.chance(0.02) {
-        sc.insert("workload".into(), Value::Array(wls));
+    if g.chance(0.5) {
+        let mut t = Table::new();
+        t.insert("bins".into(), g.count(&[1, 4, 20, 64]));
+        t.insert("c0".into(), g.int(&[1, 2, 3]));
+        t.insert(
+            "period".into(),
+            g.sized(&["dynamic", "1ms", "10ms"], TIMES_BAD, PERIODS_SMALL),
+        );
+        t.insert("hashes".into(), g.int(&[1, 2, 3]));
+        t.insert("hp_share".into(), g.float(&[0.25, 0.5, 0.75]));
+        t.insert("byte_credits".into(), g.boolean());
+        t.insert("swap".into(), g.boolean());
+        q.insert("hcf".into(), Value::Table(thin(g, t)));
     }
     if g.chance(0.4) {
-        let mut m = Table::new();
-        if g.chance(0.6) {
-            m.insert(
-                "throughput_bin".into(),
-                g.sized(&["1ms", "10ms", "100us"], TIMES_BAD, PERIODS_SMALL),
+        let mut t = Table::new();
+        t.insert("min_th".into(), g.float(&[1.0, 5.0, 10.0]));
+        t.insert("max_th".into(), g.float(&[15.0, 30.0]));
+        t.insert("max_p".into(), g.float(&[0.02, 0.1, 0.5]));
+        t.insert("w_q".into(), g.float(&[0.002, 0.01]));
+        t.insert("gentle".into(), g.boolean());
+        t.insert("ecn".into(), g.boolean());
+        q.insert("red".into(), Value::Table(thin(g, t)));
+    }
+    if g.chance(0.4) {
+        let mut t = Table::new();
+        t.insert("buckets".into(), g.int(&[1, 16, 128, 1024]));
+        t.insert(
+            "perturb".into(),
+            g.sized(&["0s", "1ms", "10s"], TIMES_BAD, PERIODS_SMALL),
+        );
+        q.insert("sfq".into(), Value::Table(thin(g, t)));
+    }
+    if g.chance(0.4) {
+        let mut t = Table::new();
+        t.insert("buckets".into(), g.int(&[1, 16, 128, 1024]));
+        t.insert(
+            "quantum".into(),
+            g.choose(&["1500B", "3000B", "9000B"], SIZES_BAD),
+        );
+        q.insert("drr".into(), Value::Table(thin(g, t)));
+    }
+    if g.chance(0.2) {
+        let fifo = q.get("discipline").and_then(|d| d.as_str()) == Some("droptail");
+        q.insert("shaper".into(), shaper(g, fifo));
+    }
+    if g.chance(0.4) {
+        let mut t = Table::new();
+        t.insert(
+            "high".into(),
+            g.choose(&["control", "udp"], &["udpp", "tcp", ""]),
+        );
+        t.insert("high_share".into(), g.float(&[0.1, 0.5, 0.9]));
+        q.insert("priority".into(), Value::Table(thin(g, t)));
+    }
+    q
+}
+
+/// `[[port]]`: one or two ports between a switch and a host, each with
+/// its own queue settings.
+fn port_tables(g: &mut G, sw: &[String], hosts: &[String]) -> Value {
+    let mut ports = Vec::new();
+    for _ in 0..1 + g.below(2) {
+        let mut p = Table::new();
+        let (node, peer) = if g.chance(0.5) {
+            (g.pick(sw), g.pick(hosts))
+        } else {
+            (g.pick(hosts), g.pick(sw))
+        };
+        p.insert("node".into(), g.choose(&[node.as_str()], NAMES_BAD));
+        p.insert("peer".into(), g.choose(&[peer.as_str()], NAMES_BAD));
+        if g.chance(0.5) {
+            p.insert(
+                "discipline".into(),
+                g.choose(
+                    &["droptail", "hcf", "red", "sfq", "drr", "priority"],
+                    &["x"],
+                ),
             );
         }
         if g.chance(0.6) {
-            m.insert(
-                "queue_sample".into(),
-                g.sized(&["100us", "1ms", "50us"], TIMES_BAD, PERIODS_SMALL),
-            );
-        }
-        if g.chance(0.4) {
-            m.insert("trace".into(), g.boolean());
-            if g.chance(0.5) {
-                m.insert(
-                    "trace_flows".into(),
-                    Value::Array(vec![g.int(&[0, 1]), g.int(&[2, 3])]),
-                );
-            }
+            p.insert("limit".into(), g.choose(BUFFERS_OK, BUFFERS_BAD));
         }
         if g.chance(0.2) {
-            m.insert("radon_series".into(), g.boolean());
+            p.insert("ecn_threshold".into(), g.choose(&["8KiB"], BUFFERS_BAD));
         }
-        sc.insert("metrics".into(), Value::Table(m));
+        if g.chance(0.2) {
+            let fifo = p.get("discipline").and_then(|d| d.as_str()) == Some("droptail");
+            p.insert("shaper".into(), shaper(g, fifo));
+        }
+        ports.push(Value::Table(p));
     }
-    if g.chance(0.1) {
-        let mut l = Table::new();
-        l.insert(
-            "framing".into(),
-            g.choose(&["38B", "0B"], &["2KiB", "-1B", "38"]),
+    Value::Array(ports)
+}
+
+/// `[host]`: the NIC's queues, send jitter, sending stack, shaper and
+/// addresses.
+fn host_table(g: &mut G, hosts: &[String]) -> Table {
+    let mut h = Table::new();
+    h.insert(
+        "nic_queue".into(),
+        g.choose(&["1000pkt", "100pkt", "1MiB"], BUFFERS_BAD),
+    );
+    h.insert(
+        "send_jitter".into(),
+        g.sized(&["0us", "1us", "2us"], TIMES_BAD, TIMES_BIG),
+    );
+    let queues = g.pick(&[1i64, 2, 4, 8]);
+    h.insert(
+        "nic_queues".into(),
+        if g.chance(0.05) {
+            g.count(&[1, 2, 4, 8])
+        } else {
+            Value::Integer(queues)
+        },
+    );
+    if g.chance(0.5) {
+        nic_stack(g, &mut h, queues);
+    }
+    if g.chance(0.3) {
+        let fifo = h.get("nic_queues").and_then(|n| n.as_integer()) == Some(1);
+        h.insert("shaper".into(), shaper(g, fifo));
+    }
+    if g.chance(0.3) {
+        let mut a = Table::new();
+        let h0 = g.pick(hosts);
+        let key = g.choose(&[h0.as_str()], NAMES_BAD);
+        a.insert(
+            key.as_str().unwrap_or("x").into(),
+            g.choose(
+                &["10.0.0.1", "10.1.0.2", "192.168.0.7"],
+                &["10.0.0", "300.1.1.1", "", "::1"],
+            ),
         );
-        sc.insert("link".into(), Value::Table(l));
+        h.insert("addresses".into(), Value::Table(a));
     }
-    if g.chance(0.05) {
-        let mut l = Table::new();
-        l.insert("max_packets".into(), g.int(&[1000, 100_000]));
-        l.insert("max_series_rows".into(), g.int(&[10, 1_000_000]));
-        l.insert("max_memory".into(), g.choose(&["1GiB", "64MiB"], SIZES_BAD));
-        sc.insert("limits".into(), Value::Table(thin(g, l)));
-    }
-    if g.chance(0.03) {
-        sc.insert(
-            g.pick(&["extra", "workloads", "Topology"]).into(),
-            g.anything(),
+    thin(g, h)
+}
+
+/// The sending stack of `[host]`, mostly consistent (batch with its
+/// batch, weights one per queue, BQL with a ring, rebalance with
+/// least_loaded), sometimes not.
+fn nic_stack(g: &mut G, h: &mut Table, queues: i64) {
+    h.insert(
+        "profile".into(),
+        g.choose(&["linux-2.6.32", "linux-3.12"], &["linux-4.0", "linux", ""]),
+    );
+    // A root qdisc above the rings: mq's children (nic_qdisc) only
+    // under mq, [host.fq] only under fq, mostly.
+    let root = g.pick(&["mq", "mq", "sfq", "fq"]);
+    h.insert(
+        "nic_root".into(),
+        g.choose(&[root], &["pfifo_fast", "fq_codel", ""]),
+    );
+    if root == "mq" || g.chance(0.02) {
+        h.insert(
+            "nic_qdisc".into(),
+            g.choose(
+                &[
+                    "pfifo_fast",
+                    "droptail",
+                    "sfq",
+                    "drr",
+                    "red",
+                    "hcf",
+                    "priority",
+                ],
+                &["fq", "mq", ""],
+            ),
         );
     }
-    sc
+    if (root == "fq" && g.chance(0.5)) || g.chance(0.02) {
+        let mut fq = Table::new();
+        fq.insert("limit".into(), g.count(&[100, 10_000]));
+        fq.insert("flow_limit".into(), g.int(&[1, 10, 100]));
+        if g.chance(0.5) {
+            fq.insert(
+                "quantum".into(),
+                g.choose(&["1B", "3000B", "64KiB"], &["0B", "2MiB", "lots"]),
+            );
+        }
+        if g.chance(0.3) {
+            fq.insert(
+                "initial_quantum".into(),
+                g.choose(&["0B", "15000B", "1MiB"], &["3GiB", "x"]),
+            );
+        }
+        fq.insert(
+            "refill_delay".into(),
+            g.choose(&["0s", "40ms", "1s"], TIMES_BAD),
+        );
+        h.insert("fq".into(), Value::Table(fq));
+    }
+    // BQL and posted order need a ring: mostly given one.
+    let arb = g.pick(&["packet", "batch", "weighted", "posted"]);
+    let bql = g.boolean();
+    let needs_ring = arb == "posted" || bql == Value::Boolean(true);
+    let ring = if needs_ring && g.chance(0.9) {
+        g.count(&[16, 255, 4096])
+    } else {
+        g.count(&[0, 16, 255, 4096])
+    };
+    h.insert("ring".into(), ring);
+    h.insert("bql".into(), bql);
+    h.insert("nic_arbitration".into(), g.choose(&[arb], &["fair", ""]));
+    if arb == "batch" || g.chance(0.05) {
+        h.insert("nic_batch".into(), g.count(&[1, 4, 64]));
+    }
+    if arb == "weighted" || g.chance(0.05) {
+        let n = if g.chance(0.9) { queues } else { queues + 1 };
+        let w: Vec<Value> = (0..n).map(|_| g.int(&[1, 2, 3, 100])).collect();
+        h.insert("nic_weights".into(), Value::Array(w));
+    }
+    let sel = g.pick(&["hash", "cached", "rethink", "least_loaded"]);
+    h.insert(
+        "txq_select".into(),
+        g.choose(&[sel], &["random", "least-loaded", ""]),
+    );
+    if sel == "least_loaded" || g.chance(0.05) {
+        h.insert(
+            "rebalance".into(),
+            g.sized(&["0s", "1ms", "100ms"], TIMES_BAD, &["1ps", "1ns"]),
+        );
+    }
+}
+
+/// `[routing]`: a selection, per-switch ones, and the paths.
+fn routing_table(g: &mut G, sw: &[String]) -> Table {
+    let mut r = Table::new();
+    let names = [
+        "ecmp",
+        "first",
+        "address_bits",
+        "destination_id",
+        "spray",
+        "ecmp_unsalted",
+    ];
+    r.insert(
+        "selection".into(),
+        g.choose(&names, &["random", "ECMP", ""]),
+    );
+    if g.chance(0.4) {
+        let mut per = Table::new();
+        let sw_name = g.pick(sw);
+        let key = g.choose(&[sw_name.as_str()], NAMES_BAD);
+        per.insert(
+            key.as_str().unwrap_or("x").into(),
+            g.choose(&names, &["hash"]),
+        );
+        r.insert("switches".into(), Value::Table(per));
+    }
+    if g.chance(0.3) {
+        r.insert(
+            "paths".into(),
+            g.choose(&["shortest", "equal_length"], &["equal", ""]),
+        );
+    }
+    thin(g, r)
+}
+
+/// `[metrics]`: bins, samples and traces.
+fn metrics_table(g: &mut G) -> Table {
+    let mut m = Table::new();
+    if g.chance(0.6) {
+        m.insert(
+            "throughput_bin".into(),
+            g.sized(&["1ms", "10ms", "100us"], TIMES_BAD, PERIODS_SMALL),
+        );
+    }
+    if g.chance(0.6) {
+        m.insert(
+            "queue_sample".into(),
+            g.sized(&["100us", "1ms", "50us"], TIMES_BAD, PERIODS_SMALL),
+        );
+    }
+    if g.chance(0.4) {
+        m.insert("trace".into(), g.boolean());
+        if g.chance(0.5) {
+            m.insert(
+                "trace_flows".into(),
+                Value::Array(vec![g.int(&[0, 1]), g.int(&[2, 3])]),
+            );
+        }
+    }
+    if g.chance(0.2) {
+        m.insert("radon_series".into(), g.boolean());
+    }
+    m
 }
 
 /// A port shaper (`tbf` or `htb`), now and then with a bad kind, rate or
@@ -937,17 +972,6 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
     );
     let k = kind.as_str().unwrap_or("").to_string();
     w.insert("kind".into(), kind);
-    let host = |g: &mut G| -> Value {
-        let h = g.pick(hosts);
-        g.choose(&[h.as_str()], NAMES_BAD)
-    };
-    // A source and another host as destination (mostly).
-    let pair = |g: &mut G, w: &mut Table| {
-        let i = g.below(hosts.len());
-        let j = (i + 1 + g.below(hosts.len() - 1)) % hosts.len();
-        w.insert("src".into(), g.choose(&[hosts[i].as_str()], NAMES_BAD));
-        w.insert("dst".into(), g.choose(&[hosts[j].as_str()], NAMES_BAD));
-    };
     if g.chance(0.4) {
         w.insert(
             "start".into(),
@@ -955,46 +979,9 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
         );
     }
     match k.as_str() {
-        "incast" => {
-            let client = hosts[0].clone();
-            w.insert("client".into(), g.choose(&[client.as_str()], NAMES_BAD));
-            if g.chance(0.3) {
-                let n = 1 + g.below(hosts.len().saturating_sub(1).max(1));
-                let mut servers: Vec<Value> = hosts[1..=n.min(hosts.len() - 1)]
-                    .iter()
-                    .map(|h| Value::String(h.clone()))
-                    .collect();
-                if g.chance(0.1) {
-                    servers.push(host(g));
-                }
-                w.insert("servers".into(), Value::Array(servers));
-            } else if g.chance(0.3) {
-                w.insert("servers".into(), g.choose(&["all"], &["none", "*"]));
-            }
-            if g.chance(0.8) {
-                w.insert(
-                    "sru".into(),
-                    g.sized(&["32KiB", "64KiB", "256KiB"], SIZES_BAD, SIZES_BIG),
-                );
-            } else {
-                w.insert(
-                    "block".into(),
-                    g.sized(&["256KiB", "1MiB"], SIZES_BAD, SIZES_BIG),
-                );
-            }
-            w.insert("rounds".into(), g.count(&[1, 2, 3]));
-            if g.chance(0.3) {
-                w.insert("request".into(), g.choose(&["100B", "2KiB"], SIZES_BAD));
-            }
-            if g.chance(0.2) {
-                w.insert(
-                    "response_jitter".into(),
-                    g.sized(&["0us", "10us"], TIMES_BAD, TIMES_BIG),
-                );
-            }
-        }
+        "incast" => incast_fields(g, &mut w, hosts),
         "bulk" => {
-            pair(g, &mut w);
+            pair_fields(g, &mut w, hosts);
             if g.chance(0.6) {
                 w.insert(
                     "size".into(),
@@ -1002,68 +989,9 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
                 );
             }
         }
-        "nfs_read" => {
-            // One server; its clients as one name, a list (sometimes with
-            // the server or a stranger in it), "all" or left out.
-            let i = g.below(hosts.len());
-            w.insert("server".into(), g.choose(&[hosts[i].as_str()], NAMES_BAD));
-            let others: Vec<&String> = hosts.iter().filter(|h| **h != hosts[i]).collect();
-            match g.below(4) {
-                0 if !others.is_empty() => {
-                    let c = g.pick(&others).clone();
-                    w.insert("client".into(), g.choose(&[c.as_str()], NAMES_BAD));
-                }
-                1 => {
-                    let n = 1 + g.below(others.len().max(1));
-                    let mut list: Vec<Value> = others
-                        .iter()
-                        .take(n)
-                        .map(|h| Value::String((*h).clone()))
-                        .collect();
-                    if g.chance(0.1) {
-                        list.push(host(g));
-                    }
-                    w.insert("clients".into(), Value::Array(list));
-                }
-                2 => {
-                    w.insert("clients".into(), g.choose(&["all"], &["none", "*"]));
-                }
-                _ => {}
-            }
-            w.insert(
-                "file_size".into(),
-                g.sized(&["1MiB", "256KiB", "100000B"], SIZES_BAD, SIZES_BIG),
-            );
-            if g.chance(0.6) {
-                w.insert(
-                    "io_size".into(),
-                    g.sized(&["64KiB", "32KiB", "1MiB", "1000B"], SIZES_BAD, SIZES_BIG),
-                );
-            }
-            if g.chance(0.5) {
-                w.insert("outstanding".into(), g.count(&[1, 2, 15, 64]));
-            }
-            if g.chance(0.2) {
-                w.insert(
-                    "request".into(),
-                    g.choose(&["200B", "100B", "2KiB"], SIZES_BAD),
-                );
-            }
-            if g.chance(0.2) {
-                w.insert(
-                    "reply_header".into(),
-                    g.choose(&["108B", "0B", "1KiB"], SIZES_BAD),
-                );
-            }
-            if g.chance(0.3) {
-                w.insert(
-                    "disk_rate".into(),
-                    g.sized(&["2Gbps", "200Mbps", "10Mbps"], RATES_BAD, RATES_BIG),
-                );
-            }
-        }
+        "nfs_read" => nfs_fields(g, &mut w, hosts),
         "short" => {
-            pair(g, &mut w);
+            pair_fields(g, &mut w, hosts);
             w.insert("count".into(), g.count(&[1, 5, 20]));
             if g.chance(0.7) {
                 w.insert("packets".into(), g.count(&[1, 10]));
@@ -1076,7 +1004,7 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
             );
         }
         _ => {
-            pair(g, &mut w);
+            pair_fields(g, &mut w, hosts);
             w.insert(
                 "rate".into(),
                 g.sized(&["5Mbps", "100Mbps", "1Mbps"], RATES_BAD, RATES_BIG),
@@ -1118,6 +1046,122 @@ fn workload(g: &mut G, hosts: &[String]) -> Table {
         w.insert(f.into(), Value::Integer(3));
     }
     w
+}
+
+/// A host's name, now and then a bad one.
+fn any_host(g: &mut G, hosts: &[String]) -> Value {
+    let h = g.pick(hosts);
+    g.choose(&[h.as_str()], NAMES_BAD)
+}
+
+/// A source and another host as destination (mostly).
+fn pair_fields(g: &mut G, w: &mut Table, hosts: &[String]) {
+    let i = g.below(hosts.len());
+    let j = (i + 1 + g.below(hosts.len() - 1)) % hosts.len();
+    w.insert("src".into(), g.choose(&[hosts[i].as_str()], NAMES_BAD));
+    w.insert("dst".into(), g.choose(&[hosts[j].as_str()], NAMES_BAD));
+}
+
+/// An incast's fields: the client, its servers, the block and rounds.
+fn incast_fields(g: &mut G, w: &mut Table, hosts: &[String]) {
+    let client = hosts[0].clone();
+    w.insert("client".into(), g.choose(&[client.as_str()], NAMES_BAD));
+    if g.chance(0.3) {
+        let n = 1 + g.below(hosts.len().saturating_sub(1).max(1));
+        let mut servers: Vec<Value> = hosts[1..=n.min(hosts.len() - 1)]
+            .iter()
+            .map(|h| Value::String(h.clone()))
+            .collect();
+        if g.chance(0.1) {
+            servers.push(any_host(g, hosts));
+        }
+        w.insert("servers".into(), Value::Array(servers));
+    } else if g.chance(0.3) {
+        w.insert("servers".into(), g.choose(&["all"], &["none", "*"]));
+    }
+    if g.chance(0.8) {
+        w.insert(
+            "sru".into(),
+            g.sized(&["32KiB", "64KiB", "256KiB"], SIZES_BAD, SIZES_BIG),
+        );
+    } else {
+        w.insert(
+            "block".into(),
+            g.sized(&["256KiB", "1MiB"], SIZES_BAD, SIZES_BIG),
+        );
+    }
+    w.insert("rounds".into(), g.count(&[1, 2, 3]));
+    if g.chance(0.3) {
+        w.insert("request".into(), g.choose(&["100B", "2KiB"], SIZES_BAD));
+    }
+    if g.chance(0.2) {
+        w.insert(
+            "response_jitter".into(),
+            g.sized(&["0us", "10us"], TIMES_BAD, TIMES_BIG),
+        );
+    }
+}
+
+/// An NFS read's fields: one server; its clients as one name, a list
+/// (sometimes with the server or a stranger in it), "all" or left out;
+/// the file and its reads.
+fn nfs_fields(g: &mut G, w: &mut Table, hosts: &[String]) {
+    let i = g.below(hosts.len());
+    w.insert("server".into(), g.choose(&[hosts[i].as_str()], NAMES_BAD));
+    let others: Vec<&String> = hosts.iter().filter(|h| **h != hosts[i]).collect();
+    match g.below(4) {
+        0 if !others.is_empty() => {
+            let c = g.pick(&others).clone();
+            w.insert("client".into(), g.choose(&[c.as_str()], NAMES_BAD));
+        }
+        1 => {
+            let n = 1 + g.below(others.len().max(1));
+            let mut list: Vec<Value> = others
+                .iter()
+                .take(n)
+                .map(|h| Value::String((*h).clone()))
+                .collect();
+            if g.chance(0.1) {
+                list.push(any_host(g, hosts));
+            }
+            w.insert("clients".into(), Value::Array(list));
+        }
+        2 => {
+            w.insert("clients".into(), g.choose(&["all"], &["none", "*"]));
+        }
+        _ => {}
+    }
+    w.insert(
+        "file_size".into(),
+        g.sized(&["1MiB", "256KiB", "100000B"], SIZES_BAD, SIZES_BIG),
+    );
+    if g.chance(0.6) {
+        w.insert(
+            "io_size".into(),
+            g.sized(&["64KiB", "32KiB", "1MiB", "1000B"], SIZES_BAD, SIZES_BIG),
+        );
+    }
+    if g.chance(0.5) {
+        w.insert("outstanding".into(), g.count(&[1, 2, 15, 64]));
+    }
+    if g.chance(0.2) {
+        w.insert(
+            "request".into(),
+            g.choose(&["200B", "100B", "2KiB"], SIZES_BAD),
+        );
+    }
+    if g.chance(0.2) {
+        w.insert(
+            "reply_header".into(),
+            g.choose(&["108B", "0B", "1KiB"], SIZES_BAD),
+        );
+    }
+    if g.chance(0.3) {
+        w.insert(
+            "disk_rate".into(),
+            g.sized(&["2Gbps", "200Mbps", "10Mbps"], RATES_BAD, RATES_BIG),
+        );
+    }
 }
 
 /// A udp workload made a Radon stream (docs/radon.md): the transport, a
