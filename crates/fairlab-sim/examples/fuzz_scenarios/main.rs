@@ -333,11 +333,19 @@ fn child(a: &Args) {
             let _ = writeln!(o, "S {i}");
             let _ = o.flush();
         }
+        let case_started = Instant::now();
         CURRENT_START_MS.store(t0.elapsed().as_millis() as u64, Ordering::Relaxed);
         let (class, detail) = run_case(&c);
         CURRENT_START_MS.store(u64::MAX, Ordering::Relaxed);
+        // The whole case's time (a refusal's checks and estimates too),
+        // which the time bound applies to.
+        let case_secs = case_started.elapsed().as_secs_f64();
         let mut o = out.lock();
-        let _ = writeln!(o, "R {i} {class} {}", detail.replace('\n', " "));
+        let _ = writeln!(
+            o,
+            "R {i} {class} {} case_secs={case_secs:.3}",
+            detail.replace('\n', " ")
+        );
         let _ = o.flush();
     }
 }
@@ -349,6 +357,9 @@ struct Tally {
     /// Largest ratios of what a run used to what the limits estimated.
     worst: [(f64, u64); 5],
     slowest: (f64, u64),
+    /// The slowest case of any class (refusals included): its time, case
+    /// and class.
+    slowest_case: (f64, u64, String),
     shown: usize,
 }
 
@@ -363,6 +374,10 @@ fn field(detail: &str, key: &str) -> f64 {
 impl Tally {
     fn add(&mut self, i: u64, class: &str, detail: &str, show: usize) {
         *self.counts.entry(class.to_string()).or_default() += 1;
+        let case_secs = field(detail, "case_secs");
+        if case_secs > self.slowest_case.0 {
+            self.slowest_case = (case_secs, i, class.into());
+        }
         if class.starts_with("FAILURE") {
             self.failures.push((i, class.into(), detail.into()));
         }
@@ -488,6 +503,10 @@ fn parent(a: &Args) -> i32 {
     println!(
         "  slowest accepted case: {:.2} s (case {})",
         tally.slowest.0, tally.slowest.1
+    );
+    println!(
+        "  slowest case of any class: {:.2} s (case {}, {}; the time bound: {} s)",
+        tally.slowest_case.0, tally.slowest_case.1, tally.slowest_case.2, a.timeout
     );
     for (i, class, detail) in &tally.failures {
         let c = gen::case(a.seed, *i, &corpus);
