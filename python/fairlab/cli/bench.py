@@ -55,7 +55,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     rows = []
     for name, scs in workloads.items():
         walls = []
-        for _ in range(args.repeat):
+        for _ in range(args.repeat or 3):
             t0 = time.perf_counter()
             results = [simulate(s) for s in scs]
             walls.append(time.perf_counter() - t0)
@@ -77,7 +77,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.format == "csv":
         df.to_csv(sys.stdout, index=False, float_format="%.6g")
     else:
-        print(f"machine: {_machine()}; median of {args.repeat} repeats, one core")
+        print(f"machine: {_machine()}; median of {args.repeat or 3} repeats, one core")
         for r in rows:
             print(
                 f"{r['workload']}: {r['runs']} runs in {r['wall_s_median']:.3f} s; "
@@ -94,17 +94,22 @@ def _bench_scale(args: argparse.Namespace) -> int:
 
     from . import bench_scale
 
-    rows = bench_scale.run(args.quick)
+    rounds = args.repeat or 1
+    rows = bench_scale.run(args.quick, rounds)
     if args.format == "csv":
         pd.DataFrame(rows).to_csv(sys.stdout, index=False, float_format="%.6g")
         return 0
-    print(f"machine: {_machine()}; one run per workload, each in its own process, one core")
+    how = "one run" if rounds == 1 else f"medians of {rounds} rounds"
+    print(f"machine: {_machine()}; {how} per workload, each in its own process, one core")
     for r in rows:
+        spread = ""
+        if rounds > 1:
+            spread = f", {r['hop_cost_vs_incast_min']:.2f} to {r['hop_cost_vs_incast_max']:.2f}"
         print(
             f"{r['workload']}: {r['packet_hops']:.3g} packet-hops in {r['cpu_s']:.2f} CPU s "
             f"({r['wall_s']:.2f} s wall); {r['packet_hops_per_cpu_s'] / 1e6:.2f} M packet-hops "
-            f"per CPU-second ({r['hop_cost_vs_incast']:.2f}x the incast's CPU time per hop), "
-            f"{r['events_per_hop']:.2f} events per hop, peak "
+            f"per CPU-second ({r['hop_cost_vs_incast']:.2f}x the incast's CPU time per hop"
+            f"{spread}), {r['events_per_hop']:.2f} events per hop, peak "
             f"{r['peak_rss_bytes'] / 2**20:.0f} MiB, {r['bytes_per_flow']:.0f} bytes per flow"
         )
     return 0
@@ -121,7 +126,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "(--quick: shorter, without k=48)",
     )
     b.add_argument(
-        "--repeat", type=int_in(1, 1000), default=3, help="repeats; the median is reported"
+        "--repeat",
+        type=int_in(1, 1000),
+        default=None,
+        help="repeats, the median reported (default 3); with --scale, rounds of every "
+        "workload, the order reversed each round, each workload's cost over the incast's "
+        "taken within a round (default 1)",
     )
     b.add_argument(
         "--format",

@@ -123,17 +123,42 @@ def measure(scenario: dict[str, Any]) -> dict[str, float]:
     }
 
 
-def run(quick: bool) -> list[dict[str, Any]]:
+def run(quick: bool, rounds: int = 1) -> list[dict[str, Any]]:
     """Every workload measured, each with its CPU time per packet-hop
     over the incast's (`hop_cost_vs_incast`, issue 23's measure of how a
-    hop's cost grows with the topology: at most 1.5 at k = 16)."""
-    rows = []
+    hop's cost grows with the topology: at most 1.5 at k = 16).
+
+    With several `rounds` every workload runs once a round, in the list's
+    order and then in reverse (so the incast runs next to each workload in
+    turn), each in a fresh child: a row then holds the medians over the
+    rounds (peak memory: the largest), and `hop_cost_vs_incast` is the
+    median over the rounds of that round's incast rate over the
+    workload's, with its lowest and highest beside it. On a shared host
+    whose load moves from minute to minute, a ratio within one round is
+    steadier than a ratio of two rates measured apart."""
+    import statistics
+
+    named = workloads(quick)
+    measured: dict[str, list[dict[str, float]]] = {name: [] for name, _ in named}
     ctx = multiprocessing.get_context("spawn")
-    for name, sc in workloads(quick):
-        with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
-            m = pool.submit(measure, sc).result()
-        rows.append({"workload": name, **m})
-    incast = next(r for r in rows if r["workload"].startswith("incast"))
-    for r in rows:
-        r["hop_cost_vs_incast"] = incast["packet_hops_per_cpu_s"] / r["packet_hops_per_cpu_s"]
+    for r in range(rounds):
+        for name, sc in named if r % 2 == 0 else named[::-1]:
+            with concurrent.futures.ProcessPoolExecutor(max_workers=1, mp_context=ctx) as pool:
+                measured[name].append(pool.submit(measure, sc).result())
+    incast = next(ms for name, ms in measured.items() if name.startswith("incast"))
+    rows = []
+    for name, ms in measured.items():
+        row: dict[str, Any] = {"workload": name, "rounds": rounds}
+        for key in ms[0]:
+            row[key] = statistics.median(m[key] for m in ms)
+        row["peak_rss_bytes"] = max(m["peak_rss_bytes"] for m in ms)
+        # Round by round: both lists are in round order.
+        ratios = [
+            i["packet_hops_per_cpu_s"] / m["packet_hops_per_cpu_s"]
+            for i, m in zip(incast, ms, strict=True)
+        ]
+        row["hop_cost_vs_incast"] = statistics.median(ratios)
+        row["hop_cost_vs_incast_min"] = min(ratios)
+        row["hop_cost_vs_incast_max"] = max(ratios)
+        rows.append(row)
     return rows
