@@ -223,11 +223,11 @@ pub(in crate::net) fn compute(net: &Network, prev: Routes) -> Routes {
                 out.route_of[u as usize] = node.ports.first().map_or(NONE, |&p| TAG | p);
                 continue;
             }
-            NodeKind::Host => host_fib(&fabric, u, &mut sets, &mut out),
-            NodeKind::Switch => switch_fib(&fabric, u, by_group, &mut sets, &mut out),
+            NodeKind::Host => host_fib(&fabric, u, selection, &mut sets, &mut out),
+            NodeKind::Switch => switch_fib(&fabric, u, by_group, selection, &mut sets, &mut out),
         };
         out.route_of[u as usize] = out.fibs.len() as u32;
-        out.fibs.push(Fib { selection, ..fib });
+        out.fibs.push(fib);
     }
     if prev.equal_length {
         climbing_sets(&fabric, &tiers, &mut sets, &mut out);
@@ -243,7 +243,7 @@ pub(in crate::net) fn compute(net: &Network, prev: Routes) -> Routes {
 
 /// A multi-homed host's table, by destination host: its ports on a
 /// shortest path.
-fn host_fib(f: &Fabric, u: NodeId, sets: &mut Sets, out: &mut Routes) -> Fib {
+fn host_fib(f: &Fabric, u: NodeId, selection: Selection, sets: &mut Sets, out: &mut Routes) -> Fib {
     let ports = &f.net.nodes[u as usize].ports;
     let mut entries = vec![NONE; f.net.hosts.len()];
     for (hi, &dst) in f.net.hosts.iter().enumerate() {
@@ -268,7 +268,7 @@ fn host_fib(f: &Fabric, u: NodeId, sets: &mut Sets, out: &mut Routes) -> Fib {
         entries,
         local: Vec::new(),
         by_group: false,
-        selection: Selection::First,
+        selection,
         spray: 0,
     }
 }
@@ -278,7 +278,14 @@ fn host_fib(f: &Fabric, u: NodeId, sets: &mut Sets, out: &mut Routes) -> Fib {
 /// run of `local` entries, one per host, each this switch's ports to the
 /// host, found from the host's side (port p's reverse is p ^ 1). By host
 /// rather than by group unless `by_group`.
-fn switch_fib(f: &Fabric, u: NodeId, by_group: bool, sets: &mut Sets, out: &mut Routes) -> Fib {
+fn switch_fib(
+    f: &Fabric,
+    u: NodeId,
+    by_group: bool,
+    selection: Selection,
+    sets: &mut Sets,
+    out: &mut Routes,
+) -> Fib {
     let su = f.sw_no[u as usize] as usize;
     // Ports to switches, with the switch's number.
     let uplinks: Vec<(PortId, usize)> = f.net.nodes[u as usize]
@@ -326,7 +333,7 @@ fn switch_fib(f: &Fabric, u: NodeId, by_group: bool, sets: &mut Sets, out: &mut 
         entries,
         local,
         by_group,
-        selection: Selection::First,
+        selection,
         spray: 0,
     }
 }
