@@ -52,10 +52,11 @@ def cmd_bench(args: argparse.Namespace) -> int:
         ],
         "dumbbell, 64 flows": [dumbbell(64, duration="50ms" if args.quick else "500ms")],
     }
+    repeat = args.repeat or 3
     rows = []
     for name, scs in workloads.items():
         walls = []
-        for _ in range(args.repeat or 3):
+        for _ in range(repeat):
             t0 = time.perf_counter()
             results = [simulate(s) for s in scs]
             walls.append(time.perf_counter() - t0)
@@ -77,7 +78,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
     if args.format == "csv":
         df.to_csv(sys.stdout, index=False, float_format="%.6g")
     else:
-        print(f"machine: {_machine()}; median of {args.repeat or 3} repeats, one core")
+        print(f"machine: {_machine()}; median of {repeat} repeats, one core")
         for r in rows:
             print(
                 f"{r['workload']}: {r['runs']} runs in {r['wall_s_median']:.3f} s; "

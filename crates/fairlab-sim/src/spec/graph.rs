@@ -604,18 +604,24 @@ mod tests {
         assert!(e.to_string().contains("cannot be reached"), "{e}");
     }
 
-    #[test]
-    fn an_incast_over_a_long_parking_lot_keeps_one_search_and_times_are_symmetric() {
-        // Fuzz seed 1, case 1894: 10,000 servers, each on its own switch,
-        // answering one client kept a search per server switch (2.4 GB at
-        // 10,000 switches) while the scenario was validated.
-        let g = parking_lot(
+    /// 2,000 switches in a line, one host each: 1 Gb/s and 1 us to the
+    /// hosts, 100 Mb/s and 3 us between switches.
+    fn long_parking_lot() -> Graph {
+        parking_lot(
             2000,
             1,
             (BitsPerSec(1_000_000_000), Time::from_us(1)),
             (BitsPerSec(100_000_000), Time::from_us(3)),
             None,
-        );
+        )
+    }
+
+    #[test]
+    fn an_incast_over_a_long_parking_lot_keeps_one_search_and_times_are_symmetric() {
+        // Fuzz seed 1, case 1894: 10,000 servers, each on its own switch,
+        // answering one client kept a search per server switch (2.4 GB at
+        // 10,000 switches) while the scenario was validated.
+        let g = long_parking_lot();
         let size = Bytes(1500);
         for s in 1..2000 {
             let (a, b) = (format!("h{s}_0"), "h0_0".to_string());
@@ -633,13 +639,7 @@ mod tests {
         // each pair (server, client): a search from each client's switch
         // took 7 s to refuse the scenario, past the fuzzer's time bound
         // on a loaded machine.
-        let g = parking_lot(
-            2000,
-            1,
-            (BitsPerSec(1_000_000_000), Time::from_us(1)),
-            (BitsPerSec(100_000_000), Time::from_us(3)),
-            None,
-        );
+        let g = long_parking_lot();
         for s in 1..2000 {
             let far = g.one_way("h0_0", &format!("h{s}_0"), Bytes(0)).unwrap();
             assert_eq!(far, Time::from_us(2 + s * 3));

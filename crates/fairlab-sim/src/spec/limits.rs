@@ -213,11 +213,10 @@ pub(super) fn approx(n: u64) -> String {
 /// packets, past the fuzzer's own 10x line on packets. The estimate now
 /// counts those copies (`estimate::sent_again`): the same case is now
 /// refused up front by the fuzzer's own limits (5.8e5 packets estimated,
-/// against its `max_packets` of 2e5), and over seeds 7, 21, 30 and 36 to 39 (20,000
-/// cases each) the largest ratios were 2.1 for packet-hops (seed 30, case
-/// 13494: an incast with 100 s of forwarding jitter) and 1.9 for events.
-/// Checked on every
-/// accepted case of the scenario fuzzer
+/// against its `max_packets` of 2e5), and over seeds 7, 21, 30 and 36 to
+/// 39 (20,000 cases each) the largest ratios were 2.1 for packet-hops
+/// (seed 30, case 13494: an incast with 100 s of forwarding jitter) and
+/// 1.9 for events. Checked on every accepted case of the scenario fuzzer
 /// (`tests/fuzz_scenarios_smoke.rs`, and `examples/fuzz_scenarios` for as
 /// many cases as one likes).
 pub const BOUND_FACTOR: u64 = 10;
